@@ -1,0 +1,25 @@
+import type { Deps } from '../deps.js';
+import { type Actor, DOCUMENT_TYPES, PROJECT_STATUSES, ROLES } from '../domain/model.js';
+import { scopeOf } from './projects.js';
+
+const zeroes = (keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, 0])) as Record<string, number>;
+const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
+
+/** GET /api/dashboard/stats: an ADMIN's figures cover everything; anyone else's, their own projects. */
+export async function dashboardStats(deps: Pick<Deps, 'store'>, actor: Actor) {
+  const scope = scopeOf(actor);
+  const [byStatus, byType] = await Promise.all([deps.store.stats.projectsByStatus(scope), deps.store.stats.documentsByType(scope)]);
+  const projects = { ...zeroes(PROJECT_STATUSES), ...byStatus };
+  const documents = { ...zeroes(DOCUMENT_TYPES), ...byType };
+  const stats: Record<string, unknown> = {
+    projects: { total: sum(projects), byStatus: projects },
+    documents: { total: sum(documents), byType: documents },
+  };
+  if (actor.role === 'ADMIN') {
+    const rows = await deps.store.stats.team();
+    const byRole = zeroes(ROLES);
+    for (const r of rows) byRole[r.role] = (byRole[r.role] ?? 0) + r.n;
+    stats.team = { total: sum(byRole), active: rows.filter((r) => r.active).reduce((a, r) => a + r.n, 0), byRole };
+  }
+  return stats;
+}

@@ -1,0 +1,161 @@
+import type { Deps } from '../deps.js';
+import { nowIso } from '../deps.js';
+import type { ProjectFields, ProjectFilter, Scope } from '../db/store.js';
+import {
+  type Actor,
+  type ApprovalStatus,
+  type FileUpload,
+  type PiStatus,
+  type Project,
+  type ProjectStatus,
+  APPROVAL_STATUSES,
+  PI_STATUSES,
+  PROJECT_STATUSES,
+  isOneOf,
+} from '../domain/model.js';
+import { type ProjectAction, decideProjectAction } from '../domain/project-lifecycle.js';
+import { AppError, errors } from '../errors.js';
+import { newId } from '../ids.js';
+import { notifyProjectChanged } from '../realtime/index.js';
+import { recordProjectActivity } from './record-activity.js';
+
+/** What a non-admin may see: only the projects they own. */
+export const scopeOf = (actor: Actor): Scope => (actor.role === 'ADMIN' ? { all: true } : { all: false, pocId: actor.id });
+
+/** After a project change is committed: the same two notifications as an upload. A failed publish is logged, the change stands. */
+async function announce(deps: Pick<Deps, 'realtime'>, projectId: string, log: (err: unknown) => void): Promise<void> {
+  await notifyProjectChanged(deps.realtime, projectId).catch(log);
+}
+
+export interface NewProject {
+  name?: unknown;
+  description?: unknown;
+  pocId?: unknown;
+}
+
+/** POST /api/projects: an ADMIN may name any active user as POC; anyone else owns what they create. */
+export async function createProject(deps: Pick<Deps, 'store' | 'realtime'>, actor: Actor, input: NewProject, log: (e: unknown) => void): Promise<Project> {
+  const name = typeof input.name === 'string' ? input.name.trim() : '';
+  if (!name) throw errors.invalidField('name', 'is required');
+  let pocId = actor.id;
+  if (actor.role === 'ADMIN' && typeof input.pocId === 'string' && input.pocId) {
+    const poc = await deps.store.users.findById(input.pocId);
+    if (!poc || !poc.active) throw errors.invalidField('pocId', 'must be the id of an active user');
+    pocId = poc.id;
+  }
+  const now = nowIso();
+  const project: Project = {
+    id: newId(),
+    name,
+    description: typeof input.description === 'string' && input.description.trim() ? input.description.trim() : null,
+    pocId,
+    status: 'REQUESTED',
+    piStatus: 'PENDING',
+    approval: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.store.transaction(async (store) => {
+    await store.projects.insert(project);
+    await recordProjectActivity(store, actor, project.id, 'PROJECT_CREATED', { name: project.name, pocId }, now);
+  });
+  await announce(deps, project.id, log);
+  return project;
+}
+
+export const listProjects = (deps: Pick<Deps, 'store'>, actor: Actor, filter: ProjectFilter) =>
+  deps.store.projects.list(scopeOf(actor), filter);
+
+/** One project the actor may see, with its documents; 404 otherwise. */
+export async function getProject(deps: Pick<Deps, 'store'>, actor: Actor, id: string): Promise<{ project: Project; files: FileUpload[] }> {
+  const project = await deps.store.projects.findById(id);
+  if (!project || (actor.role !== 'ADMIN' && project.pocId !== actor.id)) throw errors.projectNotFound();
+  return { project, files: await deps.store.files.listForProject(id) };
+}
+
+export interface ProjectPatch {
+  name?: string;
+  description?: string | null;
+  pocId?: string;
+  status?: string;
+  piStatus?: string;
+  approval?: { status?: string; note?: string | null };
+}
+
+/** PATCH /api/projects/:id (ADMIN): corrections, any valid value. Writes PROJECT_UPDATED with the changed fields. */
+export async function patchProject(deps: Pick<Deps, 'store' | 'realtime'>, actor: Actor, id: string, patch: ProjectPatch, log: (e: unknown) => void): Promise<Project> {
+  if (actor.role !== 'ADMIN') throw errors.forbidden();
+  const fields = await validatePatch(deps, patch, actor);
+  const now = nowIso();
+  const updated = await deps.store.transaction(async (store) => {
+    const current = await store.projects.findById(id, { forUpdate: true });
+    if (!current) throw errors.projectNotFound();
+    const changed = changedFields(current, fields);
+    const project = await store.projects.update(id, fields, now);
+    await recordProjectActivity(store, actor, id, 'PROJECT_UPDATED', { changed }, now);
+    return project!;
+  });
+  await announce(deps, id, log);
+  return updated;
+}
+
+async function validatePatch(deps: Pick<Deps, 'store'>, p: ProjectPatch, actor: Actor): Promise<ProjectFields> {
+  const f: ProjectFields = {};
+  if (p.name !== undefined) {
+    if (!p.name.trim()) throw errors.invalidField('name', 'must not be empty');
+    f.name = p.name.trim();
+  }
+  if (p.description !== undefined) f.description = p.description?.trim() || null;
+  if (p.pocId !== undefined) {
+    const poc = await deps.store.users.findById(p.pocId);
+    if (!poc || !poc.active) throw errors.invalidField('pocId', 'must be the id of an active user');
+    f.pocId = poc.id;
+  }
+  if (p.status !== undefined) f.status = enumField<ProjectStatus>('status', PROJECT_STATUSES, p.status);
+  if (p.piStatus !== undefined) f.piStatus = enumField<PiStatus>('piStatus', PI_STATUSES, p.piStatus);
+  if (p.approval !== undefined) {
+    f.approval = {
+      status: enumField<ApprovalStatus>('approval.status', APPROVAL_STATUSES, p.approval.status),
+      note: p.approval.note?.trim() || null,
+      decidedById: actor.id,
+      decidedAt: nowIso(),
+    };
+  }
+  return f;
+}
+
+function enumField<T extends string>(field: string, values: readonly T[], v: unknown): T {
+  if (!isOneOf(values, v)) throw errors.invalidField(field, `must be one of ${values.join(', ')}`);
+  return v;
+}
+
+function changedFields(current: Project, f: ProjectFields): string[] {
+  return (Object.keys(f) as (keyof ProjectFields)[]).filter(
+    (k) => JSON.stringify(f[k]) !== JSON.stringify(current[k]),
+  );
+}
+
+/** POST /api/projects/:id/<action>: one lifecycle step, by the rules of domain/project-lifecycle.ts. */
+export async function runProjectAction(
+  deps: Pick<Deps, 'store' | 'realtime'>,
+  actor: Actor,
+  id: string,
+  action: ProjectAction,
+  note: string | null,
+  log: (e: unknown) => void,
+): Promise<Project> {
+  const now = nowIso();
+  const updated = await deps.store.transaction(async (store) => {
+    const current = await store.projects.findById(id, { forUpdate: true });
+    if (!current) throw errors.projectNotFound();
+    const decision = decideProjectAction(actor, current, action, now, note);
+    if (decision instanceof AppError) throw decision;
+    const project = await store.projects.update(id, decision.change, now);
+    const details: Record<string, unknown> = { from: { status: current.status, piStatus: current.piStatus }, to: { status: project!.status, piStatus: project!.piStatus } };
+    if (note) details.note = note;
+    await recordProjectActivity(store, actor, id, decision.activity, details, now);
+    return project!;
+  });
+  await announce(deps, id, log);
+  return updated;
+}

@@ -1,0 +1,18 @@
+import type { Deps } from '../deps.js';
+import type { Actor } from '../domain/model.js';
+import type { Store } from '../db/store.js';
+import { newId } from '../ids.js';
+
+/** Writes one activity-log entry about a project. */
+export async function recordProjectActivity(
+  store: Store,
+  actor: Actor,
+  projectId: string,
+  action: string,
+  details: Record<string, unknown>,
+  now: string,
+): Promise<void> {
+  await store.activity.insert({ id: newId(), userId: actor.id, action, entityType: 'project', entityId: projectId, details, createdAt: now });
+}
+
+export type ActionDeps = Pick<Deps, 'store' | 'realtime'>;

@@ -1,0 +1,89 @@
+import type { Readable } from 'node:stream';
+import type { Deps } from '../deps.js';
+import { nowIso } from '../deps.js';
+import { documentFolder, extensionOf, publicName } from '../domain/documents.js';
+import type { Actor, DocumentType, FileUpload, Project } from '../domain/model.js';
+import { uploadRefusal } from '../domain/upload-policy.js';
+import { newId } from '../ids.js';
+import { notifyProjectChanged } from '../realtime/index.js';
+import { type ObjectLocation, ObjectExistsError, objectKey } from '../storage/types.js';
+import { recordProjectActivity } from './record-activity.js';
+
+/** Specification 4.1 checks 4–7 against the stored project: returns the project, or throws the refusal. */
+export async function authorizeUpload(deps: Pick<Deps, 'store'>, actor: Actor, projectId: string, type: DocumentType): Promise<Project> {
+  const project = await deps.store.projects.findById(projectId);
+  const refusal = uploadRefusal(actor, project, type);
+  if (refusal) throw refusal;
+  return project!;
+}
+
+export interface IncomingDocument {
+  filename: string;
+  contentType: string;
+  /** The file's bytes; an error on this stream (size limit, broken body) fails the upload. */
+  body: Readable;
+}
+
+/** A document whose bytes are in storage but not yet recorded. */
+export interface PlacedDocument {
+  location: ObjectLocation;
+  url: string;
+}
+
+/**
+ * Specification 4.1 step 8: stream the bytes into storage under a fresh public name. A taken name
+ * moves to the next free millisecond; the database reservation decides, across instances.
+ */
+export async function placeDocument(deps: Pick<Deps, 'store' | 'storage'>, projectId: string, type: DocumentType, doc: IncomingDocument): Promise<PlacedDocument> {
+  const folder = documentFolder(projectId, type);
+  const extension = extensionOf(doc.filename);
+  for (let ms = Date.now(); ; ms++) {
+    const location: ObjectLocation = { folder, publicName: publicName(type, ms), extension };
+    if (!(await deps.store.storageNames.reserve(objectKey(location), nowIso()))) continue;
+    try {
+      const { url } = await deps.storage.put(location, doc.body, doc.contentType);
+      return { location, url };
+    } catch (err) {
+      if (err instanceof ObjectExistsError) continue; // left by an earlier deployment: keep the reservation, try the next name
+      await deps.store.storageNames.release(objectKey(location)).catch(() => {});
+      throw err;
+    }
+  }
+}
+
+/** Undoes step 8 when the request turns out broken after the bytes were stored: nothing is kept. */
+export async function discardPlacedDocument(deps: Pick<Deps, 'store' | 'storage'>, placed: PlacedDocument): Promise<void> {
+  await deps.storage.remove(placed.location);
+  await deps.store.storageNames.release(objectKey(placed.location));
+}
+
+/**
+ * Specification 4.1 steps 9–11: the FileUpload record, the activity entry, the two notifications.
+ * A later step's failure does not undo an earlier one.
+ */
+export async function recordDocument(
+  deps: Pick<Deps, 'store' | 'realtime'>,
+  actor: Actor,
+  project: Project,
+  type: DocumentType,
+  placed: PlacedDocument,
+  doc: { filename: string; contentType: string; size: number },
+): Promise<FileUpload> {
+  const now = nowIso();
+  const record: FileUpload = {
+    id: newId(),
+    projectId: project.id,
+    type,
+    url: placed.url,
+    filename: doc.filename,
+    size: doc.size,
+    contentType: doc.contentType,
+    storageKey: objectKey(placed.location),
+    uploadedById: actor.id,
+    createdAt: now,
+  };
+  await deps.store.files.insert(record);
+  await recordProjectActivity(deps.store, actor, project.id, `${type}_UPLOADED`, { filename: record.filename, size: record.size }, now);
+  await notifyProjectChanged(deps.realtime, project.id);
+  return record;
+}

@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import type { Deps } from './deps.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { activityRoutes } from './http/routes/activity.js';
+import { authRoutes } from './http/routes/auth.js';
+import type { App, RouteContext } from './http/routes/context.js';
+import { fileRoutes } from './http/routes/files.js';
+import { healthRoutes } from './http/routes/health.js';
+import { projectRoutes } from './http/routes/projects.js';
+import { realtimeRoutes } from './http/routes/realtime.js';
+import { teamRoutes } from './http/routes/team.js';
+import { uploadRoutes } from './http/routes/upload.js';
+import { ErrorBody } from './http/schemas.js';
+import { sessionHooks } from './http/session.js';
+
+/** pino options: request ids on every line; passwords, cookies and tokens never written. */
+export const loggerOptions = (level: string): FastifyServerOptions['logger'] => ({
+  level,
+  redact: {
+    paths: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]', '*.password', '*.passwordHash', '*.token'],
+    censor: '[redacted]',
+  },
+});
+
+/** The HTTP application over the given dependencies. Tests build it too. */
+export async function buildApp(deps: Deps, options: { logger?: FastifyServerOptions['logger'] } = {}): Promise<App> {
+  const app = Fastify({
+    logger: options.logger ?? loggerOptions(deps.config.logLevel),
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    trustProxy: deps.config.trustProxy,
+    return503OnClosing: true,
+    // Uploads of large files take as long as they take; idle sockets are still reaped.
+    requestTimeout: 0,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  registerErrorHandling(app);
+  app.addSchema(ErrorBody);
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+
+  await app.register(cookie);
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Print-order project service', version: '1.0.0', description: 'Projects, approvals, PI verification and document uploads.' },
+      components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'session' } } },
+      security: [{ session: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  const context: RouteContext = { deps, hooks: sessionHooks(app, deps) };
+  for (const routes of [authRoutes, teamRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, healthRoutes]) {
+    await app.register(routes, context);
+  }
+  return app;
+}

@@ -1,0 +1,113 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import {
+  Kysely,
+  type KyselyPlugin,
+  Migrator,
+  OperationNodeTransformer,
+  PostgresDialect,
+  PrimitiveValueListNode,
+  SqliteDialect,
+  ValueNode,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
+import pg from 'pg';
+import type { Config } from '../config.js';
+import { initial } from './migrations/001_initial.js';
+import type { Tables } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+export type DB = Kysely<Tables>;
+
+export interface Database {
+  db: DB;
+  dialect: Dialect;
+  destroy(): Promise<void>;
+}
+
+/** Opens the configured database (SQLite in WAL mode, or a PostgreSQL pool). Does not migrate. */
+export async function openDatabase(config: Config['database']): Promise<Database> {
+  if (config.dialect === 'sqlite') {
+    fs.mkdirSync(path.dirname(config.file), { recursive: true });
+    const sqlite = new SQLite(config.file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    const db = new Kysely<Tables>({
+      dialect: new SqliteDialect({ database: sqlite }),
+      plugins: [new SqliteBooleanPlugin()],
+    });
+    return { db, dialect: 'sqlite', destroy: () => db.destroy() };
+  }
+
+  if (config.schema) {
+    // Tests give each service its own schema; create it before the pool's search_path needs it.
+    const client = new pg.Client({ connectionString: config.url });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS "${config.schema}"`);
+    } finally {
+      await client.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: config.poolSize,
+    options: config.schema ? `-c search_path="${config.schema}"` : undefined,
+    types: { getTypeParser: pgTypeParser },
+  });
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', destroy: () => db.destroy() };
+}
+
+const PG_INT8 = 20;
+const PG_TIMESTAMPTZ = 1184;
+
+/** Make PostgreSQL answer like SQLite: counts and sizes as numbers, timestamps as ISO strings. */
+function pgTypeParser(oid: number, format?: 'text' | 'binary') {
+  if (oid === PG_INT8) return (v: string) => Number(v);
+  if (oid === PG_TIMESTAMPTZ) return (v: string) => new Date(v).toISOString();
+  return pg.types.getTypeParser(oid, format as 'text');
+}
+
+/** Brings the schema up to date. On PostgreSQL Kysely holds an advisory lock, so instances may start together. */
+export async function migrate(database: Database): Promise<void> {
+  const migrator = new Migrator({
+    db: database.db,
+    provider: { getMigrations: async () => ({ '001_initial': initial(database.dialect) }) },
+  });
+  const { error } = await migrator.migrateToLatest();
+  if (error) throw error;
+}
+
+/** True when the error is a unique-constraint violation, in either dialect. */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** better-sqlite3 binds no booleans: turn them into 1/0 on the way in. */
+class SqliteBooleanPlugin implements KyselyPlugin {
+  readonly #transformer = new BooleanToInteger();
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    return this.#transformer.transformNode(args.node);
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return args.result;
+  }
+}
+
+class BooleanToInteger extends OperationNodeTransformer {
+  protected override transformValue(node: ValueNode): ValueNode {
+    return typeof node.value === 'boolean' ? ValueNode.create(node.value ? 1 : 0) : node;
+  }
+  protected override transformPrimitiveValueList(node: PrimitiveValueListNode): PrimitiveValueListNode {
+    return PrimitiveValueListNode.create(node.values.map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v)));
+  }
+}

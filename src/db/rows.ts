@@ -1,0 +1,86 @@
+import type { Selectable } from 'kysely';
+import type { ActivityEntry, DocumentType, FileUpload, PiStatus, Project, ProjectStatus, Role, User, ApprovalStatus } from '../domain/model.js';
+import { errors } from '../errors.js';
+import type { ActivityLogTable, FileUploadsTable, ProjectsTable, UsersTable } from './schema.js';
+
+/** Row → domain object mappers: the one place where column names meet field names. */
+
+export const toUser = (r: Selectable<UsersTable>): User => ({
+  id: r.id,
+  name: r.name,
+  email: r.email,
+  phone: r.phone,
+  role: r.role as Role,
+  location: r.location,
+  branch: r.branch,
+  active: Boolean(r.active),
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export const toProject = (r: Selectable<ProjectsTable>): Project => ({
+  id: r.id,
+  name: r.name,
+  description: r.description,
+  pocId: r.poc_id,
+  status: r.status as ProjectStatus,
+  piStatus: r.pi_status as PiStatus,
+  approval: r.approval_status
+    ? {
+        status: r.approval_status as ApprovalStatus,
+        note: r.approval_note,
+        decidedById: r.approval_decided_by_id,
+        decidedAt: r.approval_decided_at,
+      }
+    : null,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export const toFileUpload = (r: Selectable<FileUploadsTable>): FileUpload => ({
+  id: r.id,
+  projectId: r.project_id,
+  type: r.type as DocumentType,
+  url: r.url,
+  filename: r.filename,
+  size: Number(r.size),
+  contentType: r.content_type,
+  storageKey: r.storage_key,
+  uploadedById: r.uploaded_by_id,
+  createdAt: r.created_at,
+});
+
+export const toActivity = (r: Selectable<ActivityLogTable>): ActivityEntry => ({
+  id: r.id,
+  userId: r.user_id,
+  action: r.action,
+  entityType: r.entity_type,
+  entityId: r.entity_id,
+  // PostgreSQL's jsonb arrives parsed; SQLite's text does not.
+  details: (typeof r.details === 'string' ? JSON.parse(r.details) : r.details) as Record<string, unknown>,
+  createdAt: r.created_at,
+});
+
+/** Keyset pagination over (created_at, id), newest first. The cursor is opaque to clients. */
+export interface Cursor {
+  createdAt: string;
+  id: string;
+}
+
+export const encodeCursor = (c: Cursor): string => Buffer.from(`${c.createdAt}|${c.id}`).toString('base64url');
+
+export function decodeCursor(cursor: string | undefined): Cursor | undefined {
+  if (!cursor) return undefined;
+  const [createdAt, id, ...rest] = Buffer.from(cursor, 'base64url').toString().split('|');
+  if (!createdAt || !id || rest.length || Number.isNaN(Date.parse(createdAt))) {
+    throw errors.invalidField('cursor', 'is not a cursor this service issued');
+  }
+  return { createdAt, id };
+}
+
+/** One page of items plus the cursor of the next page (null on the last page). */
+export function page<T extends { createdAt: string; id: string }>(rows: T[], limit: number): { items: T[]; nextCursor: string | null } {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+}

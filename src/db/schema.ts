@@ -1,0 +1,90 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Table types for Kysely. Timestamps are ISO 8601 UTC strings in both dialects (see db/index.ts). */
+export interface Tables {
+  users: UsersTable;
+  sessions: SessionsTable;
+  projects: ProjectsTable;
+  file_uploads: FileUploadsTable;
+  storage_names: StorageNamesTable;
+  activity_log: ActivityLogTable;
+  login_failures: LoginFailuresTable;
+}
+
+/** SQLite answers 0/1 and PostgreSQL true/false; the data layer maps both to boolean. */
+type Bool = ColumnType<boolean | number, boolean, boolean>;
+
+export interface UsersTable {
+  id: string;
+  name: string;
+  email: string;
+  /** email in lower case: the unique key that makes email uniqueness case-insensitive */
+  email_key: string;
+  phone: string | null;
+  role: string;
+  location: string | null;
+  branch: string | null;
+  active: Bool;
+  password_hash: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the cookie's token; the token itself is never stored */
+  token_hash: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface ProjectsTable {
+  id: string;
+  name: string;
+  description: string | null;
+  poc_id: string;
+  status: string;
+  pi_status: string;
+  approval_status: string | null;
+  approval_note: string | null;
+  approval_decided_by_id: string | null;
+  approval_decided_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FileUploadsTable {
+  id: string;
+  project_id: string;
+  type: string;
+  url: string;
+  filename: string;
+  size: ColumnType<number, number, number>;
+  content_type: string;
+  storage_key: string;
+  uploaded_by_id: string;
+  created_at: string;
+}
+
+export interface StorageNamesTable {
+  /** folder/public name: reserved before the bytes are written, so two uploads never share one */
+  key: string;
+  created_at: string;
+}
+
+export interface ActivityLogTable {
+  id: string;
+  user_id: string;
+  action: string;
+  entity_type: string;
+  entity_id: string;
+  details: ColumnType<unknown, string, string>;
+  created_at: string;
+}
+
+export interface LoginFailuresTable {
+  /** "email:<lower-case email>" or "address:<client ip>" */
+  key: string;
+  failures: Generated<number>;
+  window_started_at: string;
+}

@@ -1,0 +1,418 @@
+import { sql } from 'kysely';
+import type { ActivityEntry, Approval, FileUpload, PiStatus, Project, ProjectStatus, Role, User } from '../domain/model.js';
+import type { Database, DB } from './index.js';
+import { type Cursor, decodeCursor, page, toActivity, toFileUpload, toProject, toUser } from './rows.js';
+
+/** Whose rows a query may return: everything, or only what belongs to one POC's projects. */
+export type Scope = { all: true } | { all: false; pocId: string };
+
+type Page<T> = { items: T[]; nextCursor: string | null };
+
+/** Rows older than the cursor's, in (created_at, id) order. */
+const olderThan = (table: 'projects' | 'activity_log', c: Cursor) =>
+  sql<boolean>`(${sql.ref(`${table}.created_at`)} < ${c.createdAt} or (${sql.ref(`${table}.created_at`)} = ${c.createdAt} and ${sql.ref(`${table}.id`)} < ${c.id}))`;
+
+/** All data access of the service. Each method is one query (or one transaction). */
+export interface Store extends ReturnType<typeof repositories> {
+  /** Runs fn in a transaction; the store it gets writes inside that transaction. */
+  transaction<T>(fn: (store: Store) => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+}
+
+export function createStore(database: Database): Store {
+  return {
+    ...repositories(database),
+    transaction: (fn) => database.db.transaction().execute((trx) => fn(createStore({ ...database, db: trx }))),
+    ping: async () => {
+      await sql`select 1`.execute(database.db);
+    },
+  };
+}
+
+function repositories({ db, dialect }: Database) {
+  return {
+    users: usersRepo(db),
+    sessions: sessionsRepo(db),
+    projects: projectsRepo(db, dialect),
+    files: filesRepo(db),
+    storageNames: storageNamesRepo(db),
+    activity: activityRepo(db),
+    loginFailures: loginFailuresRepo(db),
+    stats: statsRepo(db),
+  };
+}
+
+export interface NewUser {
+  name: string;
+  email: string;
+  passwordHash: string;
+  phone: string | null;
+  role: Role;
+  location: string | null;
+  branch: string | null;
+}
+
+export type UserChange = Partial<Pick<User, 'name' | 'phone' | 'role' | 'location' | 'branch' | 'active'>> & { passwordHash?: string };
+
+function usersRepo(db: DB) {
+  return {
+    async insert(id: string, u: NewUser, now: string): Promise<User> {
+      const row = await db
+        .insertInto('users')
+        .values({
+          id,
+          name: u.name,
+          email: u.email,
+          email_key: u.email.toLowerCase(),
+          phone: u.phone,
+          role: u.role,
+          location: u.location,
+          branch: u.branch,
+          active: true,
+          password_hash: u.passwordHash,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toUser(row);
+    },
+    async findById(id: string): Promise<User | undefined> {
+      const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toUser(row);
+    },
+    async findByEmailWithHash(email: string): Promise<{ user: User; passwordHash: string } | undefined> {
+      const row = await db.selectFrom('users').selectAll().where('email_key', '=', email.toLowerCase()).executeTakeFirst();
+      return row && { user: toUser(row), passwordHash: row.password_hash };
+    },
+    async emailTaken(email: string): Promise<boolean> {
+      const row = await db.selectFrom('users').select('id').where('email_key', '=', email.toLowerCase()).executeTakeFirst();
+      return row !== undefined;
+    },
+    /** The team, newest first (ties broken by id). */
+    async list(): Promise<User[]> {
+      const rows = await db.selectFrom('users').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+      return rows.map(toUser);
+    },
+    async update(id: string, change: UserChange, now: string): Promise<User | undefined> {
+      const row = await db
+        .updateTable('users')
+        .set({
+          name: change.name,
+          phone: change.phone,
+          role: change.role,
+          location: change.location,
+          branch: change.branch,
+          active: change.active,
+          password_hash: change.passwordHash,
+          updated_at: now,
+        })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toUser(row);
+    },
+    async countActiveAdmins(): Promise<number> {
+      const row = await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('role', '=', 'ADMIN')
+        .where('active', '=', true)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
+}
+
+function sessionsRepo(db: DB) {
+  return {
+    async create(tokenHash: string, userId: string, now: string, expiresAt: string): Promise<void> {
+      await db.insertInto('sessions').values({ token_hash: tokenHash, user_id: userId, created_at: now, expires_at: expiresAt }).execute();
+    },
+    /** The live session's user (read fresh, so role and active changes apply at once). */
+    async find(tokenHash: string, now: string): Promise<{ user: User; expiresAt: string } | undefined> {
+      const row = await db
+        .selectFrom('sessions')
+        .innerJoin('users', 'users.id', 'sessions.user_id')
+        .selectAll('users')
+        .select('sessions.expires_at')
+        .where('sessions.token_hash', '=', tokenHash)
+        .where('sessions.expires_at', '>', now)
+        .executeTakeFirst();
+      return row && { user: toUser(row), expiresAt: row.expires_at };
+    },
+    async extend(tokenHash: string, expiresAt: string): Promise<void> {
+      await db.updateTable('sessions').set({ expires_at: expiresAt }).where('token_hash', '=', tokenHash).execute();
+    },
+    async delete(tokenHash: string): Promise<void> {
+      await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
+    },
+    async deleteForUser(userId: string): Promise<void> {
+      await db.deleteFrom('sessions').where('user_id', '=', userId).execute();
+    },
+    async deleteExpired(now: string): Promise<void> {
+      await db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
+    },
+  };
+}
+
+export interface ProjectFilter {
+  status?: ProjectStatus;
+  pocId?: string;
+  q?: string;
+  limit: number;
+  cursor?: string;
+}
+
+export interface ProjectFields {
+  name?: string;
+  description?: string | null;
+  pocId?: string;
+  status?: ProjectStatus;
+  piStatus?: PiStatus;
+  approval?: Approval;
+}
+
+function projectsRepo(db: DB, dialect: Database['dialect']) {
+  return {
+    async insert(p: Project): Promise<void> {
+      await db
+        .insertInto('projects')
+        .values({
+          id: p.id,
+          name: p.name,
+          description: p.description,
+          poc_id: p.pocId,
+          status: p.status,
+          pi_status: p.piStatus,
+          approval_status: p.approval?.status ?? null,
+          approval_note: p.approval?.note ?? null,
+          approval_decided_by_id: p.approval?.decidedById ?? null,
+          approval_decided_at: p.approval?.decidedAt ?? null,
+          created_at: p.createdAt,
+          updated_at: p.updatedAt,
+        })
+        .execute();
+    },
+    /** One project; in a transaction on PostgreSQL the row stays locked until commit. */
+    async findById(id: string, opts: { forUpdate?: boolean } = {}): Promise<Project | undefined> {
+      const row = await db
+        .selectFrom('projects')
+        .selectAll()
+        .where('id', '=', id)
+        .$if(Boolean(opts.forUpdate) && dialect === 'postgres', (q) => q.forUpdate())
+        .executeTakeFirst();
+      return row && toProject(row);
+    },
+    async list(scope: Scope, f: ProjectFilter): Promise<Page<Project>> {
+      const cursor = decodeCursor(f.cursor);
+      const rows = await db
+        .selectFrom('projects')
+        .selectAll()
+        .$if(!scope.all, (q) => q.where('poc_id', '=', (scope as { pocId: string }).pocId))
+        .$if(f.pocId !== undefined, (q) => q.where('poc_id', '=', f.pocId!))
+        .$if(f.status !== undefined, (q) => q.where('status', '=', f.status!))
+        .$if(Boolean(f.q), (q) => q.where(sql`lower(name)`, 'like', `%${escapeLike(f.q!.toLowerCase())}%`))
+        .$if(cursor !== undefined, (q) => q.where(olderThan('projects', cursor!)))
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(f.limit + 1)
+        .execute();
+      return page(rows.map(toProject), f.limit);
+    },
+    async update(id: string, f: ProjectFields, now: string): Promise<Project | undefined> {
+      const row = await db
+        .updateTable('projects')
+        .set({
+          name: f.name,
+          description: f.description,
+          poc_id: f.pocId,
+          status: f.status,
+          pi_status: f.piStatus,
+          ...(f.approval && {
+            approval_status: f.approval.status,
+            approval_note: f.approval.note,
+            approval_decided_by_id: f.approval.decidedById,
+            approval_decided_at: f.approval.decidedAt,
+          }),
+          updated_at: now,
+        })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toProject(row);
+    },
+  };
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function filesRepo(db: DB) {
+  return {
+    async insert(f: FileUpload): Promise<void> {
+      await db
+        .insertInto('file_uploads')
+        .values({
+          id: f.id,
+          project_id: f.projectId,
+          type: f.type,
+          url: f.url,
+          filename: f.filename,
+          size: f.size,
+          content_type: f.contentType,
+          storage_key: f.storageKey,
+          uploaded_by_id: f.uploadedById,
+          created_at: f.createdAt,
+        })
+        .execute();
+    },
+    async listForProject(projectId: string): Promise<FileUpload[]> {
+      const rows = await db
+        .selectFrom('file_uploads')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
+      return rows.map(toFileUpload);
+    },
+    async findByStorageKey(key: string): Promise<FileUpload | undefined> {
+      const row = await db.selectFrom('file_uploads').selectAll().where('storage_key', '=', key).executeTakeFirst();
+      return row && toFileUpload(row);
+    },
+  };
+}
+
+function storageNamesRepo(db: DB) {
+  return {
+    /** Claims a storage key; false when another upload holds it already. */
+    async reserve(key: string, now: string): Promise<boolean> {
+      const inserted = await db
+        .insertInto('storage_names')
+        .values({ key, created_at: now })
+        .onConflict((oc) => oc.column('key').doNothing())
+        .executeTakeFirst();
+      return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
+    },
+    async release(key: string): Promise<void> {
+      await db.deleteFrom('storage_names').where('key', '=', key).execute();
+    },
+  };
+}
+
+export interface ActivityFilter {
+  entityType?: string;
+  entityId?: string;
+  action?: string;
+  userId?: string;
+  limit: number;
+  cursor?: string;
+}
+
+function activityRepo(db: DB) {
+  return {
+    async insert(e: ActivityEntry): Promise<void> {
+      await db
+        .insertInto('activity_log')
+        .values({
+          id: e.id,
+          user_id: e.userId,
+          action: e.action,
+          entity_type: e.entityType,
+          entity_id: e.entityId,
+          details: JSON.stringify(e.details),
+          created_at: e.createdAt,
+        })
+        .execute();
+    },
+    /** Newest first. A POC sees only entries about the projects they own. */
+    async list(scope: Scope, f: ActivityFilter): Promise<Page<ActivityEntry>> {
+      const cursor = decodeCursor(f.cursor);
+      const rows = await db
+        .selectFrom('activity_log')
+        .selectAll()
+        .$if(!scope.all, (q) =>
+          q
+            .where('entity_type', '=', 'project')
+            .where('entity_id', 'in', (sub) =>
+              sub.selectFrom('projects').select('projects.id').where('projects.poc_id', '=', (scope as { pocId: string }).pocId),
+            ),
+        )
+        .$if(f.entityType !== undefined, (q) => q.where('entity_type', '=', f.entityType!))
+        .$if(f.entityId !== undefined, (q) => q.where('entity_id', '=', f.entityId!))
+        .$if(f.action !== undefined, (q) => q.where('action', '=', f.action!))
+        .$if(f.userId !== undefined, (q) => q.where('user_id', '=', f.userId!))
+        .$if(cursor !== undefined, (q) => q.where(olderThan('activity_log', cursor!)))
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(f.limit + 1)
+        .execute();
+      return page(rows.map(toActivity), f.limit);
+    },
+  };
+}
+
+function loginFailuresRepo(db: DB) {
+  return {
+    /** Failures counted in the current window for each key (windows older than windowStart count as none). */
+    async counts(keys: string[], windowStart: string): Promise<{ key: string; failures: number; windowStartedAt: string }[]> {
+      const rows = await db
+        .selectFrom('login_failures')
+        .selectAll()
+        .where('key', 'in', keys)
+        .where('window_started_at', '>', windowStart)
+        .execute();
+      return rows.map((r) => ({ key: r.key, failures: Number(r.failures), windowStartedAt: r.window_started_at }));
+    },
+    /** Adds one failure to each key, starting a new window where the old one has ended. */
+    async record(keys: string[], now: string, windowStart: string): Promise<void> {
+      for (const key of keys) {
+        await db
+          .insertInto('login_failures')
+          .values({ key, failures: 1, window_started_at: now })
+          .onConflict((oc) =>
+            oc.column('key').doUpdateSet((eb) => ({
+              failures: sql<number>`case when ${eb.ref('login_failures.window_started_at')} > ${windowStart} then ${eb.ref('login_failures.failures')} + 1 else 1 end`,
+              window_started_at: sql<string>`case when ${eb.ref('login_failures.window_started_at')} > ${windowStart} then ${eb.ref('login_failures.window_started_at')} else ${eb.ref('excluded.window_started_at')} end`,
+            })),
+          )
+          .execute();
+      }
+    },
+    async clear(key: string): Promise<void> {
+      await db.deleteFrom('login_failures').where('key', '=', key).execute();
+    },
+  };
+}
+
+function statsRepo(db: DB) {
+  return {
+    async projectsByStatus(scope: Scope): Promise<Record<string, number>> {
+      const rows = await db
+        .selectFrom('projects')
+        .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+        .$if(!scope.all, (q) => q.where('poc_id', '=', (scope as { pocId: string }).pocId))
+        .groupBy('status')
+        .execute();
+      return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+    },
+    async documentsByType(scope: Scope): Promise<Record<string, number>> {
+      const rows = await db
+        .selectFrom('file_uploads')
+        .innerJoin('projects', 'projects.id', 'file_uploads.project_id')
+        .select(['file_uploads.type', (eb) => eb.fn.countAll<number>().as('n')])
+        .$if(!scope.all, (q) => q.where('projects.poc_id', '=', (scope as { pocId: string }).pocId))
+        .groupBy('file_uploads.type')
+        .execute();
+      return Object.fromEntries(rows.map((r) => [r.type, Number(r.n)]));
+    },
+    async team(): Promise<{ role: string; active: boolean; n: number }[]> {
+      const rows = await db
+        .selectFrom('users')
+        .select(['role', 'active', (eb) => eb.fn.countAll<number>().as('n')])
+        .groupBy(['role', 'active'])
+        .execute();
+      return rows.map((r) => ({ role: r.role, active: Boolean(r.active), n: Number(r.n) }));
+    },
+  };
+}

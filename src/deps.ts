@@ -1,0 +1,17 @@
+import type { Config } from './config.js';
+import type { Database } from './db/index.js';
+import type { Store } from './db/store.js';
+import type { RealtimeBroker } from './realtime/index.js';
+import type { FileStorage } from './storage/index.js';
+
+/** Everything an action needs from the outside world; built once in main.ts (and by the tests). */
+export interface Deps {
+  config: Config;
+  database: Database;
+  store: Store;
+  storage: FileStorage;
+  realtime: RealtimeBroker;
+}
+
+/** Now, as the ISO 8601 UTC string every table stores. */
+export const nowIso = (): string => new Date().toISOString();

@@ -1,0 +1,34 @@
+import type { DocumentType } from './model.js';
+
+/** Where a document is stored (specification 4.1 step 8, interface.md "Files"). */
+export const documentFolder = (projectId: string, type: DocumentType): string => `print-orders/${projectId}/${type.toLowerCase()}`;
+
+/** `<lower-case fileType>_<milliseconds>`. */
+export const publicName = (type: DocumentType, ms: number): string => `${type.toLowerCase()}_${ms}`;
+
+/** The original name's extension when it is 1–10 letters or digits, else null. */
+export function extensionOf(filename: string): string | null {
+  const m = /\.([A-Za-z0-9]{1,10})$/.exec(filename);
+  return m?.[1] ?? null;
+}
+
+/** Types a browser shows inline without running anything; every other type is served as a download. */
+const INLINE_TYPES = new Set([
+  'application/pdf',
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'image/avif',
+  'image/bmp',
+  'text/plain',
+  'text/csv',
+]);
+
+/** Content-Disposition for a stored file: inline only for passive types, attachment for anything a browser could run or render as a page. */
+export function dispositionFor(contentType: string, filename: string): string {
+  const mime = contentType.split(';')[0]!.trim().toLowerCase();
+  const kind = INLINE_TYPES.has(mime) || mime.startsWith('audio/') || mime.startsWith('video/') ? 'inline' : 'attachment';
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}

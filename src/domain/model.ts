@@ -1,0 +1,80 @@
+/** The vocabulary of the service, in the customer's words (specification part 2 and interface.md). */
+
+export const ROLES = ['ADMIN', 'POC', 'CLIENT'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const PROJECT_STATUSES = ['REQUESTED', 'APPROVED', 'PRINTING', 'DISPATCHED', 'DELIVERED', 'CANCELLED'] as const;
+export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
+
+export const PI_STATUSES = ['PENDING', 'SUBMITTED', 'VERIFIED', 'REJECTED'] as const;
+export type PiStatus = (typeof PI_STATUSES)[number];
+
+export const APPROVAL_STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+export const DOCUMENT_TYPES = ['PO', 'CHALLAN', 'INVOICE'] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+
+/** The acting user, as the session carries it (session.user in the specification). */
+export interface Actor {
+  id: string;
+  role: Role;
+}
+
+export interface Approval {
+  status: ApprovalStatus;
+  note: string | null;
+  decidedById: string | null;
+  decidedAt: string | null;
+}
+
+export interface Project {
+  id: string;
+  name: string;
+  description: string | null;
+  pocId: string;
+  status: ProjectStatus;
+  piStatus: PiStatus;
+  approval: Approval | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface User {
+  id: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  role: Role;
+  location: string | null;
+  branch: string | null;
+  active: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface FileUpload {
+  id: string;
+  projectId: string;
+  type: DocumentType;
+  url: string;
+  filename: string;
+  size: number;
+  contentType: string;
+  storageKey: string;
+  uploadedById: string;
+  createdAt: string;
+}
+
+export interface ActivityEntry {
+  id: string;
+  userId: string;
+  action: string;
+  entityType: string;
+  entityId: string;
+  details: Record<string, unknown>;
+  createdAt: string;
+}
+
+export const isOneOf = <T extends string>(values: readonly T[], v: unknown): v is T =>
+  typeof v === 'string' && (values as readonly string[]).includes(v);

@@ -1,0 +1,143 @@
+import { AppError, errors } from '../errors.js';
+import type { Actor, Approval, PiStatus, Project, ProjectStatus } from './model.js';
+
+/**
+ * The day-to-day lifecycle of a project, as one table: for each action, who may take it, from
+ * which state, and what it changes. The specification shows no transitions; these are ours
+ * (README, "Project lifecycle"). An ADMIN can still correct any field with PATCH /api/projects/:id.
+ */
+export const PROJECT_ACTIONS = [
+  'approve',
+  'reject',
+  'submit-pi',
+  'verify-pi',
+  'reject-pi',
+  'start-printing',
+  'dispatch',
+  'deliver',
+  'cancel',
+] as const;
+export type ProjectAction = (typeof PROJECT_ACTIONS)[number];
+
+type Who = 'admin' | 'admin-or-owner';
+
+interface ActionRule {
+  who: Who;
+  /** Which state the rule reads when it refuses ("Cannot approve a project that is PRINTING"). */
+  describeState: (p: Project) => string;
+  allowedFrom: (p: Project) => boolean;
+  /** The owner (not an admin) may act only in these states; defaults to allowedFrom. */
+  ownerAllowedFrom?: (p: Project) => boolean;
+  apply: (p: Project, actor: Actor, now: string, note: string | null) => ProjectChange;
+  activity: string;
+}
+
+/** The fields an action sets. */
+export interface ProjectChange {
+  status?: ProjectStatus;
+  piStatus?: PiStatus;
+  approval?: Approval;
+}
+
+const status = (p: Project) => p.status;
+const pi = (p: Project) => `PI ${p.piStatus}`;
+const decided = (s: Approval['status'], actor: Actor, now: string, note: string | null): Approval => ({
+  status: s,
+  note,
+  decidedById: actor.id,
+  decidedAt: now,
+});
+
+export const LIFECYCLE: Record<ProjectAction, ActionRule> = {
+  approve: {
+    who: 'admin',
+    describeState: status,
+    allowedFrom: (p) => p.status === 'REQUESTED',
+    apply: (_p, actor, now, note) => ({ status: 'APPROVED', approval: decided('APPROVED', actor, now, note) }),
+    activity: 'PROJECT_APPROVED',
+  },
+  reject: {
+    who: 'admin',
+    describeState: status,
+    allowedFrom: (p) => p.status === 'REQUESTED' && p.approval?.status !== 'REJECTED',
+    apply: (_p, actor, now, note) => ({ approval: decided('REJECTED', actor, now, note) }),
+    activity: 'PROJECT_REJECTED',
+  },
+  'submit-pi': {
+    who: 'admin-or-owner',
+    describeState: pi,
+    allowedFrom: (p) =>
+      (p.piStatus === 'PENDING' || p.piStatus === 'REJECTED') && p.status !== 'CANCELLED' && p.status !== 'DELIVERED',
+    apply: () => ({ piStatus: 'SUBMITTED' }),
+    activity: 'PI_SUBMITTED',
+  },
+  'verify-pi': {
+    who: 'admin',
+    describeState: pi,
+    allowedFrom: (p) => p.piStatus === 'SUBMITTED' && p.status !== 'CANCELLED',
+    apply: () => ({ piStatus: 'VERIFIED' }),
+    activity: 'PI_VERIFIED',
+  },
+  'reject-pi': {
+    who: 'admin',
+    describeState: pi,
+    allowedFrom: (p) => p.piStatus === 'SUBMITTED' && p.status !== 'CANCELLED',
+    apply: () => ({ piStatus: 'REJECTED' }),
+    activity: 'PI_REJECTED',
+  },
+  'start-printing': {
+    who: 'admin',
+    describeState: (p) => (p.status === 'APPROVED' ? `APPROVED with PI ${p.piStatus}` : p.status),
+    allowedFrom: (p) => p.status === 'APPROVED' && p.piStatus === 'VERIFIED',
+    apply: () => ({ status: 'PRINTING' }),
+    activity: 'PRINTING_STARTED',
+  },
+  dispatch: {
+    who: 'admin',
+    describeState: status,
+    allowedFrom: (p) => p.status === 'PRINTING',
+    apply: () => ({ status: 'DISPATCHED' }),
+    activity: 'PROJECT_DISPATCHED',
+  },
+  deliver: {
+    who: 'admin-or-owner',
+    describeState: status,
+    allowedFrom: (p) => p.status === 'DISPATCHED',
+    apply: () => ({ status: 'DELIVERED' }),
+    activity: 'PROJECT_DELIVERED',
+  },
+  cancel: {
+    who: 'admin-or-owner',
+    describeState: status,
+    allowedFrom: (p) => p.status === 'REQUESTED' || p.status === 'APPROVED' || p.status === 'PRINTING',
+    // Once printing has started, only the shop can call it off.
+    ownerAllowedFrom: (p) => p.status === 'REQUESTED' || p.status === 'APPROVED',
+    apply: () => ({ status: 'CANCELLED' }),
+    activity: 'PROJECT_CANCELLED',
+  },
+};
+
+/**
+ * May this actor take this action on this project now? Returns the change to apply, or the
+ * refusal: 404 when a non-admin does not own the project (they cannot see it), 403 when the
+ * role may not take the action, 409 when the project is not in a state the action starts from.
+ */
+export function decideProjectAction(
+  actor: Actor,
+  project: Project,
+  action: ProjectAction,
+  now: string,
+  note: string | null = null,
+): { change: ProjectChange; activity: string } | AppError {
+  const rule = LIFECYCLE[action];
+  const isAdmin = actor.role === 'ADMIN';
+  if (!isAdmin && project.pocId !== actor.id) return errors.projectNotFound();
+  if (!isAdmin && rule.who === 'admin') return errors.forbidden();
+  const allowed = !isAdmin && rule.ownerAllowedFrom ? rule.ownerAllowedFrom(project) : rule.allowedFrom(project);
+  if (!allowed) return errors.invalidTransition(action.replace('-', ' '), rule.describeState(project));
+  return { change: rule.apply(project, actor, now, note), activity: rule.activity };
+}
+
+/** The actions this actor may take on this project right now (for clients to offer). */
+export const availableActions = (actor: Actor, project: Project): ProjectAction[] =>
+  PROJECT_ACTIONS.filter((a) => !(decideProjectAction(actor, project, a, project.updatedAt) instanceof AppError));

@@ -1,0 +1,55 @@
+/**
+ * A failure the service expects and answers on purpose: an HTTP status and the exact message
+ * the client sees as `{"error": message}`. Anything that is not an AppError is unexpected,
+ * logged, and answered as the route's failure rule says (see http/error-handler.ts).
+ */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+const error = (status: number, message: string) => () => new AppError(status, message);
+
+/** The specification's and interface's errors, each with its exact message. */
+export const errors = {
+  unauthorized: error(401, 'Unauthorized'),
+  forbidden: error(403, 'Forbidden'),
+  crossOrigin: error(403, 'Cross-origin request refused'),
+  notFound: error(404, 'Not found'),
+  routeNotFound: (method: string, url: string) => new AppError(404, `Route ${method} ${url} not found`),
+
+  // POST /api/upload (specification 4.1, in check order)
+  uploadFieldsRequired: error(400, 'file, projectId and fileType are required'),
+  invalidFileType: error(400, 'Invalid fileType'),
+  projectNotFound: error(404, 'Project not found'),
+  notYourProject: error(403, 'You can only upload files to your own projects'),
+  notApprovedOrPiNotVerified: error(403, 'POCs can upload documents only after admin approves the project and verifies the PI'),
+  poBeforeApproval: error(400, 'PO can only be uploaded after project approval'),
+  challanBeforeDispatch: error(400, 'Challan can only be uploaded after dispatch'),
+  invoiceBeforeDispatch: error(400, 'Invoice can only be uploaded after dispatch'),
+  malformedMultipart: error(400, 'Malformed multipart body'),
+  fileTooLarge: (limit: number) => new AppError(413, `File is larger than the upload limit of ${limit} bytes`),
+
+  // /api/team (specification 4.2, 4.3)
+  teamFieldsRequired: error(400, 'Name, email and password are required'),
+  emailExists: error(409, 'Email already exists'),
+  lastAdmin: error(409, 'The last active admin cannot be demoted or deactivated'),
+  userNotFound: error(404, 'User not found'),
+
+  // sessions (interface.md)
+  loginFieldsRequired: error(400, 'Email and password are required'),
+  invalidCredentials: error(401, 'Invalid email or password'),
+  tooManyLogins: (retryAfterSeconds: number) =>
+    new AppError(429, 'Too many login attempts, try again later', { 'retry-after': String(retryAfterSeconds) }),
+
+  invalidField: (field: string, detail: string) => new AppError(400, `${field} ${detail}`),
+  invalidTransition: (action: string, state: string) => new AppError(409, `Cannot ${action} a project that is ${state}`),
+};
+
+export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Readable, Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type {} from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
+import {
+  type PlacedDocument,
+  authorizeUpload,
+  discardPlacedDocument,
+  placeDocument,
+  recordDocument,
+} from '../actions/upload-document.js';
+import type { Deps } from '../deps.js';
+import type { Actor, DocumentType, FileUpload, Project } from '../domain/model.js';
+import { checkUploadFields } from '../domain/upload-policy.js';
+import { AppError, errors } from '../errors.js';
+
+type FieldName = 'projectId' | 'fileType';
+
+/**
+ * Reads a POST /api/upload body part by part and runs the specification's steps at the earliest
+ * moment each can run, so a file is never whole in memory and a refused upload stores nothing:
+ *
+ * - projectId and fileType before the file: checks 2–7 run as soon as the file's first byte
+ *   arrives, and the bytes stream straight into storage.
+ * - the file before them: its bytes go to a temporary file under DATA_DIR (always removed), and
+ *   the checks run when the body has ended.
+ *
+ * Records (steps 9–11) are written only once the whole body has been read, so a body that breaks
+ * off after the file leaves nothing behind. Whatever the outcome, the rest of the body is drained
+ * so the connection stays usable.
+ */
+export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Actor): Promise<FileUpload> {
+  if (!req.isMultipart()) throw errors.uploadFieldsRequired();
+  const max = deps.config.maxUploadBytes;
+  const fields: Partial<Record<FieldName, string>> = {};
+  let filePartSeen = false;
+  let file: { filename: string; contentType: string; received: ReceivedFile } | undefined;
+  let placed: { project: Project; type: DocumentType; document: PlacedDocument } | undefined;
+  let spoolPath: string | undefined;
+
+  try {
+    // busboy's own limit sits one byte above ours, so our counter is the one that trips.
+    const parts = req.parts({ limits: { fileSize: max + 1, fieldSize: 64 * 1024 } })[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await parts.next().catch((err: unknown) => {
+        throw err instanceof AppError ? err : errors.malformedMultipart();
+      });
+      if (next.done) break;
+      const part = next.value;
+
+      if (part.type === 'field') {
+        const name = part.fieldname as FieldName;
+        if ((name === 'projectId' || name === 'fileType') && !(name in fields)) {
+          fields[name] = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
+        }
+        continue;
+      }
+      // Only the first part named "file" counts; one without a name or without bytes is a missing file.
+      if (part.fieldname !== 'file' || filePartSeen) {
+        part.file.resume();
+        continue;
+      }
+      filePartSeen = true;
+      if (!part.filename) {
+        part.file.resume();
+        continue;
+      }
+      const received = new ReceivedFile(part.file, max);
+      if (!(await received.firstByteArrived())) continue;
+      file = { filename: part.filename, contentType: part.mimetype || 'application/octet-stream', received };
+
+      if (present(fields.projectId) && present(fields.fileType)) {
+        const { project, type } = await authorize(deps, actor, true, fields);
+        const document = await received.into((body) => placeDocument(deps, project.id, type, { ...file!, body }));
+        placed = { project, type, document };
+      } else {
+        spoolPath = path.join(deps.config.dataDir, 'tmp', `upload-${randomUUID()}`);
+        const target = spoolPath;
+        await received.into((body) => pipeline(body, fs.createWriteStream(target)));
+      }
+    }
+
+    if (!placed) {
+      const { project, type } = await authorize(deps, actor, file !== undefined, fields);
+      const spooled = spoolPath!;
+      const document = await placeDocument(deps, project.id, type, { ...file!, body: fs.createReadStream(spooled) });
+      placed = { project, type, document };
+    }
+  } catch (err) {
+    if (placed) await discardPlacedDocument(deps, placed.document).catch((e: unknown) => req.log.error({ err: e }, 'could not discard upload'));
+    throw err;
+  } finally {
+    if (spoolPath) await fs.promises.rm(spoolPath, { force: true });
+    if (!req.raw.readableEnded) {
+      // Refused early: read and drop the rest, so the answer reaches a client that is still sending.
+      req.raw.unpipe();
+      req.raw.resume();
+    }
+  }
+
+  return recordDocument(deps, actor, placed.project, placed.type, placed.document, {
+    filename: file!.filename,
+    contentType: file!.contentType,
+    size: file!.received.bytes,
+  });
+}
+
+const present = (v: string | undefined): v is string => v !== undefined && v.trim() !== '';
+
+async function authorize(deps: Deps, actor: Actor, hasFile: boolean, fields: Partial<Record<FieldName, string>>) {
+  const checked = checkUploadFields({
+    hasFile,
+    projectId: present(fields.projectId) ? fields.projectId : undefined,
+    fileType: present(fields.fileType) ? fields.fileType : undefined,
+  });
+  if (checked instanceof AppError) throw checked;
+  const project = await authorizeUpload(deps, actor, checked.projectId, checked.fileType);
+  return { project, type: checked.fileType };
+}
+
+/** One file part of the body: counts its bytes, stops it past the limit, and tells a broken body from a failing consumer. */
+class ReceivedFile {
+  bytes = 0;
+  #sourceFailed = false;
+
+  constructor(
+    private readonly source: Readable,
+    private readonly max: number,
+  ) {
+    source.on('error', () => {
+      this.#sourceFailed = true;
+    });
+  }
+
+  /** Waits for the first chunk (false when the part is empty) and puts it back. */
+  firstByteArrived(): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      const done = (result: boolean | Error) => {
+        this.source.off('readable', onReadable).off('end', onEnd).off('error', onError);
+        if (result instanceof Error) reject(errors.malformedMultipart());
+        else resolve(result);
+      };
+      const onReadable = () => {
+        const chunk: Buffer | null = this.source.read();
+        if (chunk === null) return;
+        this.source.unshift(chunk);
+        done(true);
+      };
+      const onEnd = () => done(false);
+      const onError = (err: Error) => done(err);
+      this.source.on('readable', onReadable).once('end', onEnd).once('error', onError);
+    });
+  }
+
+  /** Streams the bytes through the size check into consume; maps a broken body to 400 and an oversize one to 413. */
+  async into<T>(consume: (body: Readable) => Promise<T>): Promise<T> {
+    const counter = new ByteCounter(this.max, (n) => (this.bytes = n));
+    const feeding = pipeline(this.source, counter).catch(() => {});
+    try {
+      return await consume(counter);
+    } catch (err) {
+      counter.destroy(); // a consumer that gave up must not leave the body stalled
+      if (err instanceof AppError) throw err;
+      if (this.#sourceFailed) throw errors.malformedMultipart();
+      throw err;
+    } finally {
+      await feeding;
+    }
+  }
+}
+
+class ByteCounter extends Transform {
+  #bytes = 0;
+  constructor(
+    private readonly max: number,
+    private readonly report: (bytes: number) => void,
+  ) {
+    super();
+  }
+  override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
+    this.#bytes += chunk.length;
+    this.report(this.#bytes);
+    if (this.#bytes > this.max) callback(errors.fileTooLarge(this.max));
+    else callback(null, chunk);
+  }
+}

@@ -1,0 +1,43 @@
+import { Type } from '@fastify/type-provider-typebox';
+import { scopeOf } from '../../actions/projects.js';
+import { dashboardStats } from '../../actions/dashboard.js';
+import { presentActivity } from '../../presenters/index.js';
+import { actorOf } from '../session.js';
+import { ActivityEntry, Limit, errorRef, pageOf } from '../schemas.js';
+import type { App, RouteContext } from './context.js';
+
+/** The activity log and the dashboard figures (interface.md). */
+export async function activityRoutes(app: App, { deps, hooks }: RouteContext) {
+  app.get(
+    '/api/activity',
+    {
+      onRequest: hooks.requireSession,
+      schema: {
+        tags: ['activity'],
+        summary: 'Activity entries, newest first (non-admins: about their own projects)',
+        querystring: Type.Object({
+          entityType: Type.Optional(Type.String()),
+          entityId: Type.Optional(Type.String()),
+          action: Type.Optional(Type.String()),
+          userId: Type.Optional(Type.String()),
+          limit: Limit,
+          cursor: Type.Optional(Type.String()),
+        }),
+        response: { 200: pageOf(ActivityEntry), 400: errorRef, 401: errorRef },
+      },
+    },
+    async (req) => {
+      const page = await deps.store.activity.list(scopeOf(actorOf(req)), { ...req.query, limit: req.query.limit ?? 50 });
+      return { items: page.items.map(presentActivity), nextCursor: page.nextCursor };
+    },
+  );
+
+  app.get(
+    '/api/dashboard/stats',
+    {
+      onRequest: hooks.requireSession,
+      schema: { tags: ['dashboard'], summary: 'Project counts by status, document counts by type (and team figures for ADMINs)' },
+    },
+    async (req) => dashboardStats(deps, actorOf(req)),
+  );
+}

@@ -1,0 +1,51 @@
+import { Type } from '@fastify/type-provider-typebox';
+import { login, logout } from '../../actions/auth.js';
+import { presentSessionUser } from '../../presenters/index.js';
+import { SESSION_COOKIE } from '../session.js';
+import { SessionUser, errorRef } from '../schemas.js';
+import { type App, type RouteContext, documentationOnly } from './context.js';
+
+/** Sessions (interface.md): login, logout, who am I. */
+export async function authRoutes(app: App, { deps, hooks }: RouteContext) {
+  app.post(
+    '/api/auth/login',
+    {
+      schema: {
+        tags: ['sessions'],
+        summary: 'Sign in; sets the HttpOnly session cookie',
+        body: Type.Object({ email: Type.String(), password: Type.String() }),
+        response: { 200: Type.Object({ user: SessionUser }), 400: errorRef, 401: errorRef, 429: errorRef },
+      },
+      validatorCompiler: documentationOnly,
+    },
+    async (req, reply) => {
+      hooks.checkOrigin(req);
+      const result = await login(deps, req.body, req.ip);
+      hooks.setSessionCookie(reply, result.token, result.expiresAt);
+      return { user: presentSessionUser(result.user) };
+    },
+  );
+
+  app.post('/api/auth/logout', { schema: { tags: ['sessions'], summary: 'Sign out: ends the session' } }, async (req, reply) => {
+    const token = req.cookies[SESSION_COOKIE];
+    if (token) {
+      hooks.checkOrigin(req);
+      await logout(deps, token);
+    }
+    hooks.clearSessionCookie(reply);
+    return reply.code(204).send();
+  });
+
+  app.get(
+    '/api/auth/session',
+    {
+      onRequest: hooks.requireSession,
+      schema: {
+        tags: ['sessions'],
+        summary: 'The signed-in user',
+        response: { 200: Type.Object({ user: SessionUser, expiresAt: Type.String({ format: 'date-time' }) }), 401: errorRef },
+      },
+    },
+    async (req) => ({ user: presentSessionUser(req.user!), expiresAt: req.sessionExpiresAt! }),
+  );
+}

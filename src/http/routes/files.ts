@@ -1,0 +1,27 @@
+import fastifyStatic from '@fastify/static';
+import { dispositionFor } from '../../domain/documents.js';
+import { errors } from '../../errors.js';
+import { LocalStorage } from '../../storage/local/index.js';
+import type { App, RouteContext } from './context.js';
+
+/**
+ * GET /files/<key>: documents kept by the local driver. Public (the key holds the project's random
+ * id), but served so a browser cannot run them on our origin: the uploaded Content-Type, nosniff,
+ * a sandbox CSP, and a download for anything that is not a passive type.
+ */
+export async function fileRoutes(app: App, { deps }: RouteContext) {
+  if (!(deps.storage instanceof LocalStorage)) return;
+  await app.register(fastifyStatic, { root: deps.storage.root, serve: false });
+
+  app.get('/files/*', { schema: { hide: true } }, async (req, reply) => {
+    const key = (req.params as { '*': string })['*'];
+    const file = await deps.store.files.findByStorageKey(key);
+    if (!file) throw errors.notFound();
+    reply.header('content-type', file.contentType);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('content-security-policy', "sandbox; default-src 'none'");
+    reply.header('content-disposition', dispositionFor(file.contentType, file.filename));
+    reply.header('cache-control', 'public, max-age=31536000, immutable');
+    return reply.sendFile(key, { dotfiles: 'deny', contentType: false, cacheControl: false });
+  });
+}

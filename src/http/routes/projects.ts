@@ -1,0 +1,119 @@
+import { Type } from '@fastify/type-provider-typebox';
+import { createProject, getProject, listProjects, patchProject, runProjectAction } from '../../actions/projects.js';
+import { DOCUMENT_TYPES, PROJECT_STATUSES, type Actor, type Project as ProjectModel } from '../../domain/model.js';
+import { PROJECT_ACTIONS, type ProjectAction, availableActions } from '../../domain/project-lifecycle.js';
+import { uploadRefusal } from '../../domain/upload-policy.js';
+import { presentFile, presentProject } from '../../presenters/index.js';
+import { actorOf } from '../session.js';
+import { IdParams, Limit, Project, ProjectDetail, errorRef, pageOf } from '../schemas.js';
+import type { App, RouteContext } from './context.js';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+/** Projects (interface.md) and their lifecycle actions (domain/project-lifecycle.ts). */
+export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
+  const log = (err: unknown) => app.log.error({ err }, 'realtime notification failed');
+
+  app.post(
+    '/api/projects',
+    {
+      onRequest: hooks.requireSession,
+      schema: {
+        tags: ['projects'],
+        summary: 'Create a project (status REQUESTED); an ADMIN may name its POC',
+        body: Type.Object({ name: Type.String({ minLength: 1 }), description: Type.Optional(Nullable(Type.String())), pocId: Type.Optional(Type.String()) }),
+        response: { 201: Project, 400: errorRef, 401: errorRef },
+      },
+    },
+    async (req, reply) => reply.code(201).send(presentProject(await createProject(deps, actorOf(req), req.body, log))),
+  );
+
+  app.get(
+    '/api/projects',
+    {
+      onRequest: hooks.requireSession,
+      schema: {
+        tags: ['projects'],
+        summary: 'Projects the caller may see, newest first',
+        querystring: Type.Object({
+          status: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...PROJECT_STATUSES] })),
+          pocId: Type.Optional(Type.String()),
+          q: Type.Optional(Type.String({ description: 'name contains (case-insensitive)' })),
+          limit: Limit,
+          cursor: Type.Optional(Type.String()),
+        }),
+        response: { 200: pageOf(Project), 400: errorRef, 401: errorRef },
+      },
+    },
+    async (req) => {
+      const { status, pocId, q, limit, cursor } = req.query;
+      const result = await listProjects(deps, actorOf(req), { status: status as ProjectModel['status'] | undefined, pocId, q, limit: limit ?? 50, cursor });
+      return { items: result.items.map(presentProject), nextCursor: result.nextCursor };
+    },
+  );
+
+  app.get(
+    '/api/projects/:id',
+    {
+      onRequest: hooks.requireSession,
+      schema: { tags: ['projects'], summary: 'One project with its documents', params: IdParams, response: { 200: ProjectDetail, 401: errorRef, 404: errorRef } },
+    },
+    async (req) => {
+      const actor = actorOf(req);
+      const { project, files } = await getProject(deps, actor, req.params.id);
+      return { ...presentProject(project), files: files.map(presentFile), ...permissions(actor, project) };
+    },
+  );
+
+  app.patch(
+    '/api/projects/:id',
+    {
+      onRequest: hooks.requireSession,
+      schema: {
+        tags: ['projects'],
+        summary: 'Correct any field of a project (ADMIN)',
+        params: IdParams,
+        body: Type.Object(
+          {
+            name: Type.Optional(Type.String()),
+            description: Type.Optional(Nullable(Type.String())),
+            pocId: Type.Optional(Type.String()),
+            status: Type.Optional(Type.String()),
+            piStatus: Type.Optional(Type.String()),
+            approval: Type.Optional(Type.Object({ status: Type.String(), note: Type.Optional(Nullable(Type.String())) })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Project, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef },
+      },
+    },
+    async (req) => presentProject(await patchProject(deps, actorOf(req), req.params.id, req.body, log)),
+  );
+
+  app.post(
+    '/api/projects/:id/:action',
+    {
+      onRequest: hooks.requireSession,
+      schema: {
+        tags: ['projects'],
+        summary: 'Take a lifecycle action: approve, reject, submit-pi, verify-pi, reject-pi, start-printing, dispatch, deliver, cancel',
+        params: Type.Object({ id: Type.String(), action: Type.Unsafe<ProjectAction>({ type: 'string', enum: [...PROJECT_ACTIONS] }) }),
+        description: 'Optional JSON body {"note": "..."}: kept with an approval or rejection and in the activity entry.',
+        response: { 200: Project, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef },
+      },
+    },
+    async (req) => {
+      const body = req.body as { note?: unknown } | undefined;
+      const note = typeof body?.note === 'string' && body.note.trim() ? body.note.trim() : null;
+      return presentProject(await runProjectAction(deps, actorOf(req), req.params.id, req.params.action, note, log));
+    },
+  );
+}
+
+/** What the caller may do with the project now, so clients offer only that (and say why not). */
+function permissions(actor: Actor, project: ProjectModel) {
+  return {
+    allowedActions: availableActions(actor, project),
+    uploads: Object.fromEntries(DOCUMENT_TYPES.map((t) => [t, uploadRefusal(actor, project, t)?.message ?? null])),
+  };
+}

@@ -1,0 +1,106 @@
+import { Type } from '@fastify/type-provider-typebox';
+import { APPROVAL_STATUSES, DOCUMENT_TYPES, PI_STATUSES, PROJECT_STATUSES, ROLES } from '../domain/model.js';
+
+/** JSON shapes of the API, for validation and for /api/openapi.json. */
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+const enumOf = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: 'string', enum: [...values] });
+
+export const ErrorBody = Type.Object({ error: Type.String() }, { $id: 'Error', description: 'Every error: {"error": message}' });
+export const errorRef = Type.Ref('Error');
+
+export const SessionUser = Type.Object({ id: Type.String(), name: Type.String(), email: Type.String(), role: enumOf(ROLES) });
+
+export const TeamMember = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  email: Type.String(),
+  phone: Nullable(Type.String()),
+  role: enumOf(ROLES),
+  location: Nullable(Type.String()),
+  branch: Nullable(Type.String()),
+  active: Type.Boolean(),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+export const CreatedTeamMember = Type.Object({ ...TeamMember.properties, updatedAt: Type.String({ format: 'date-time' }) });
+
+export const NewTeamMember = Type.Object({
+  name: Type.String(),
+  email: Type.String(),
+  password: Type.String(),
+  phone: Type.Optional(Type.String()),
+  role: Type.Optional(Type.String({ description: 'ADMIN, POC or CLIENT; anything else becomes POC' })),
+  location: Type.Optional(Type.String()),
+  branch: Type.Optional(Type.String()),
+});
+
+export const TeamMemberChange = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1 })),
+    phone: Type.Optional(Nullable(Type.String())),
+    role: Type.Optional(enumOf(ROLES)),
+    location: Type.Optional(Nullable(Type.String())),
+    branch: Type.Optional(Nullable(Type.String())),
+    active: Type.Optional(Type.Boolean()),
+    password: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+export const Approval = Type.Object({
+  status: enumOf(APPROVAL_STATUSES),
+  note: Nullable(Type.String()),
+  decidedById: Nullable(Type.String()),
+  decidedAt: Nullable(Type.String({ format: 'date-time' })),
+});
+
+export const Project = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  pocId: Type.String(),
+  status: enumOf(PROJECT_STATUSES),
+  piStatus: enumOf(PI_STATUSES),
+  approval: Nullable(Approval),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+
+export const FileUpload = Type.Object({
+  id: Type.String(),
+  projectId: Type.String(),
+  type: enumOf(DOCUMENT_TYPES),
+  url: Type.String(),
+  filename: Type.String(),
+  size: Type.Integer(),
+  contentType: Type.String(),
+  uploadedById: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+export const ProjectDetail = Type.Object({
+  ...Project.properties,
+  files: Type.Array(FileUpload),
+  allowedActions: Type.Array(Type.String(), { description: 'lifecycle actions the caller may take now' }),
+  uploads: Type.Record(Type.String(), Nullable(Type.String()), {
+    description: 'per document type: null when the caller may upload it now, else the reason it would be refused',
+  }),
+});
+
+export const UploadResult = Type.Object({ id: Type.String(), url: Type.String(), filename: Type.String(), size: Type.Integer() });
+
+export const ActivityEntry = Type.Object({
+  id: Type.String(),
+  userId: Type.String(),
+  action: Type.String(),
+  entityType: Type.String(),
+  entityId: Type.String(),
+  details: Type.Record(Type.String(), Type.Unknown()),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+export const pageOf = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
+  Type.Object({ items: Type.Array(item), nextCursor: Nullable(Type.String()) });
+
+export const Limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 }));
+export const IdParams = Type.Object({ id: Type.String() });

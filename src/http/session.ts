@@ -1,0 +1,72 @@
+import type {} from '@fastify/cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { resolveSession } from '../actions/auth.js';
+import type { Deps } from '../deps.js';
+import type { User } from '../domain/model.js';
+import { errors } from '../errors.js';
+
+export const SESSION_COOKIE = 'session';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in user, set by the authenticate hooks below. */
+    user: User | null;
+    sessionToken: string | null;
+    sessionExpiresAt: string | null;
+  }
+}
+
+const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+
+/** Session hooks for routes: `requireSession` (any signed-in user) and `requireAdmin` (team endpoints: others get 401). */
+export function sessionHooks(app: FastifyInstance, deps: Deps) {
+  const secure = deps.config.publicUrl.startsWith('https:');
+  const ownOrigin = new URL(deps.config.publicUrl).origin;
+
+  app.decorateRequest('user', null);
+  app.decorateRequest('sessionToken', null);
+  app.decorateRequest('sessionExpiresAt', null);
+
+  const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, path: '/', secure };
+
+  const setSessionCookie = (reply: FastifyReply, token: string, expiresAt: string) =>
+    reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions, expires: new Date(expiresAt) });
+  const clearSessionCookie = (reply: FastifyReply) => reply.clearCookie(SESSION_COOKIE, cookieOptions);
+
+  /** Refuses a write whose Origin names another site (the SameSite cookie's second line of defence). */
+  const checkOrigin = (req: FastifyRequest) => {
+    const origin = req.headers.origin;
+    if (UNSAFE.has(req.method) && origin && origin !== ownOrigin) throw errors.crossOrigin();
+  };
+
+  async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const token = req.cookies[SESSION_COOKIE];
+    if (!token) throw errors.unauthorized();
+    const session = await resolveSession(deps, token);
+    if (!session) throw errors.unauthorized();
+    checkOrigin(req);
+    req.user = session.user;
+    req.sessionToken = token;
+    req.sessionExpiresAt = session.expiresAt;
+    if (session.renewed) setSessionCookie(reply, token, session.expiresAt);
+  }
+
+  return {
+    setSessionCookie,
+    clearSessionCookie,
+    checkOrigin,
+    requireSession: authenticate,
+    async requireAdmin(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+      await authenticate(req, reply);
+      if (req.user?.role !== 'ADMIN') throw errors.unauthorized();
+    },
+  };
+}
+
+export type SessionHooks = ReturnType<typeof sessionHooks>;
+
+/** The signed-in user of a route behind requireSession. */
+export function actorOf(req: FastifyRequest): User {
+  if (!req.user) throw errors.unauthorized();
+  return req.user;
+}

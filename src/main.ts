@@ -1,0 +1,32 @@
+import fs from 'node:fs';
+import { ConfigError, loadConfig } from './config.js';
+import { startService } from './service.js';
+
+if (fs.existsSync('.env')) process.loadEnvFile('.env');
+
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(`Configuration error: ${err.message}`);
+  process.exit(1);
+}
+
+const service = await startService(config);
+const log = service.app.log;
+log.info(`Print-order service ready at ${config.publicUrl} (database: ${config.database.dialect}, storage: ${config.storageDriver}, realtime: ${config.realtimeDriver})`);
+if (!config.admin) log.info('No ADMIN_EMAIL/ADMIN_PASSWORD set: create the first admin with `npm run cli -- create-user --role ADMIN ...`');
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    log.info(`${signal}: finishing requests in flight, then stopping`);
+    service.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,74 @@
+import type { ActivityEntry, FileUpload, Project, User } from '../domain/model.js';
+
+/** What leaves the server. Each presenter whitelists its fields, so a new column never leaks (no password, hash or storage key). */
+
+/** A member in GET /api/team (specification 4.2: no updatedAt). */
+export const presentTeamMember = (u: User) => ({
+  id: u.id,
+  name: u.name,
+  email: u.email,
+  phone: u.phone,
+  role: u.role,
+  location: u.location,
+  branch: u.branch,
+  active: u.active,
+  createdAt: u.createdAt,
+});
+
+/** A member as POST /api/team answers (specification 4.3) and PATCH /api/team/:id. */
+export const presentCreatedTeamMember = (u: User) => ({
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  phone: u.phone,
+  role: u.role,
+  location: u.location,
+  branch: u.branch,
+  active: u.active,
+  createdAt: u.createdAt,
+  updatedAt: u.updatedAt,
+});
+
+export const presentSessionUser = (u: User) => ({ id: u.id, name: u.name, email: u.email, role: u.role });
+
+export const presentProject = (p: Project) => ({
+  id: p.id,
+  name: p.name,
+  description: p.description,
+  pocId: p.pocId,
+  status: p.status,
+  piStatus: p.piStatus,
+  approval: p.approval && {
+    status: p.approval.status,
+    note: p.approval.note,
+    decidedById: p.approval.decidedById,
+    decidedAt: p.approval.decidedAt,
+  },
+  createdAt: p.createdAt,
+  updatedAt: p.updatedAt,
+});
+
+export const presentFile = (f: FileUpload) => ({
+  id: f.id,
+  projectId: f.projectId,
+  type: f.type,
+  url: f.url,
+  filename: f.filename,
+  size: f.size,
+  contentType: f.contentType,
+  uploadedById: f.uploadedById,
+  createdAt: f.createdAt,
+});
+
+/** The upload's answer (specification 4.1 step 12): exactly these four fields. */
+export const presentUpload = (f: FileUpload) => ({ id: f.id, url: f.url, filename: f.filename, size: f.size });
+
+export const presentActivity = (a: ActivityEntry) => ({
+  id: a.id,
+  userId: a.userId,
+  action: a.action,
+  entityType: a.entityType,
+  entityId: a.entityId,
+  details: a.details,
+  createdAt: a.createdAt,
+});
