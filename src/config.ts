@@ -76,7 +76,9 @@ function parseDatabase(env: Env, dataDir: string): Config['database'] {
   const url = text(env, 'DATABASE_URL');
   if (!url) return { dialect: 'sqlite', file: path.join(dataDir, 'app.db') };
   if (/^postgres(ql)?:\/\//.test(url)) {
-    return { dialect: 'postgres', url, poolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000) };
+    const schema = text(env, 'DATABASE_SCHEMA');
+    if (schema && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) throw new ConfigError('DATABASE_SCHEMA must be a plain identifier');
+    return { dialect: 'postgres', url, poolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000), schema };
   }
   const sqlite = /^(file|sqlite):(\/\/)?(.+)$/.exec(url);
   if (sqlite?.[3]) return { dialect: 'sqlite', file: path.resolve(sqlite[3]) };

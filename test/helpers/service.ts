@@ -1,0 +1,261 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Deps } from '../../src/deps.js';
+import { nowIso } from '../../src/deps.js';
+import type { ApprovalStatus, PiStatus, Project, ProjectStatus, Role, User } from '../../src/domain/model.js';
+import { newId } from '../../src/ids.js';
+import { hashPassword } from '../../src/passwords.js';
+import { type RunningService, startService } from '../../src/service.js';
+
+/**
+ * The one way tests start the service: a real HTTP server on a free port of 127.0.0.1, on a
+ * temporary data dir, with a fresh database. TEST_DB=postgres (set by scripts/test.mjs) runs it
+ * on its own schema of TEST_DATABASE_URL; otherwise SQLite in the data dir.
+ */
+export const testDialect = process.env.TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+
+export interface TestServiceOptions {
+  /** Environment variables, as the service would read them (MAX_UPLOAD_BYTES, ADMIN_EMAIL, …). */
+  env?: Record<string, string>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Builds a test configuration (also used by tests that start the service as a child process). */
+export async function testConfig(options: TestServiceOptions = {}): Promise<{ config: Config; env: Record<string, string>; cleanup: () => Promise<void> }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'print-orders-test-'));
+  const port = await freePort();
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  };
+  let schema: string | undefined;
+  if (testDialect === 'postgres') {
+    const url = process.env.TEST_DATABASE_URL;
+    if (!url) throw new Error('TEST_DB=postgres needs TEST_DATABASE_URL');
+    schema = `test_${newId().replace(/-/g, '')}`;
+    env.DATABASE_URL = url;
+    env.DATABASE_SCHEMA = schema;
+  }
+  const config = loadConfig(env);
+  return {
+    config,
+    env,
+    cleanup: async () => {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (schema) await dropSchema(schema);
+    },
+  };
+}
+
+async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface TestService {
+  url: string;
+  deps: Deps;
+  running: RunningService;
+  dataDir: string;
+  /** A client with no session. */
+  anonymous: Client;
+  close(): Promise<void>;
+  /** Creates a user straight in the database (bcrypt cost 10, as the service does). */
+  createUser(opts?: { role?: Role; email?: string; password?: string; name?: string; active?: boolean }): Promise<{ user: User; email: string; password: string }>;
+  /** Signs in over HTTP and returns a client that carries the session cookie. */
+  login(email: string, password: string): Promise<Client>;
+  /** createUser + login. */
+  signIn(role: Role, opts?: { email?: string; name?: string }): Promise<{ user: User; client: Client; password: string }>;
+  /** Creates a project straight in the database, in any state. */
+  createProject(pocId: string, opts?: { name?: string; status?: ProjectStatus; piStatus?: PiStatus; approval?: ApprovalStatus | null }): Promise<Project>;
+}
+
+let counter = 0;
+
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
+  const { config, cleanup } = await testConfig(options);
+  const running = await startService(config);
+  const url = `http://127.0.0.1:${config.port}`;
+  const deps = running.deps;
+
+  const service: TestService = {
+    url,
+    deps,
+    running,
+    dataDir: config.dataDir,
+    anonymous: new Client(url),
+    async close() {
+      await running.close();
+      await cleanup();
+    },
+    async createUser(opts = {}) {
+      const email = opts.email ?? `user${++counter}-${newId().slice(-8)}@example.com`;
+      const password = opts.password ?? `pw-${newId().slice(-12)}`;
+      const user = await deps.store.users.insert(
+        newId(),
+        { name: opts.name ?? `User ${counter}`, email, passwordHash: await hashPassword(password), role: opts.role ?? 'POC', phone: null, location: null, branch: null },
+        nowIso(),
+      );
+      if (opts.active === false) await deps.store.users.update(user.id, { active: false }, nowIso());
+      return { user: (await deps.store.users.findById(user.id))!, email, password };
+    },
+    async login(email, password) {
+      const client = new Client(url);
+      const res = await client.post('/api/auth/login', { email, password });
+      assert.equal(res.status, 200, `login failed: ${res.text}`);
+      return client;
+    },
+    async signIn(role, opts = {}) {
+      const { user, email, password } = await service.createUser({ role, ...opts });
+      return { user, client: await service.login(email, password), password };
+    },
+    async createProject(pocId, opts = {}) {
+      const now = nowIso();
+      const approval = opts.approval ?? (opts.status && opts.status !== 'REQUESTED' && opts.status !== 'CANCELLED' ? 'APPROVED' : null);
+      const project: Project = {
+        id: newId(),
+        name: opts.name ?? `Project ${++counter}`,
+        description: null,
+        pocId,
+        status: opts.status ?? 'REQUESTED',
+        piStatus: opts.piStatus ?? 'PENDING',
+        approval: approval ? { status: approval, note: null, decidedById: null, decidedAt: now } : null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await deps.store.projects.insert(project);
+      return project;
+    },
+  };
+  return service;
+}
+
+export interface Response {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed JSON body (undefined when the body is not JSON). */
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** Every response body the suite receives passes through here: no password, hash or token may ever leave the server. */
+export function assertNoSecrets(text: string): void {
+  assert.doesNotMatch(text, /"password(Hash|_hash)?"\s*:/i, 'a response carried a password field');
+  assert.doesNotMatch(text, /\$2[aby]\$\d\d\$/, 'a response carried a bcrypt hash');
+  assert.doesNotMatch(text, /"(token|tokenHash|token_hash|storageKey|storage_key)"\s*:/, 'a response carried a token or storage key');
+}
+
+/** A tiny HTTP client over fetch that keeps the session cookie. */
+export class Client {
+  cookie: string | undefined;
+
+  constructor(readonly baseUrl: string) {}
+
+  async request(method: string, urlPath: string, opts: { json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {}): Promise<Response> {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (this.cookie) headers.cookie = this.cookie;
+    let body = opts.body;
+    if (opts.json !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = JSON.stringify(opts.json);
+    }
+    const res = await fetch(new URL(urlPath, this.baseUrl), { method, headers, body });
+    const setCookie = res.headers.get('set-cookie');
+    const session = setCookie && /(?:^|,\s*)session=([^;]*)/.exec(setCookie);
+    if (session) this.cookie = session[1] ? `session=${session[1]}` : undefined;
+    const text = await res.text();
+    assertNoSecrets(text);
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, body: parsed };
+  }
+
+  get(p: string, headers?: Record<string, string>) {
+    return this.request('GET', p, { headers });
+  }
+  post(p: string, json?: unknown, headers?: Record<string, string>) {
+    return this.request('POST', p, { json, headers });
+  }
+  patch(p: string, json?: unknown) {
+    return this.request('PATCH', p, { json });
+  }
+  /** POST /api/upload with a FormData built in the given field order. */
+  upload(fields: [string, string | { data: Buffer | string; filename?: string; type?: string }][]) {
+    const form = new FormData();
+    for (const [name, value] of fields) {
+      if (typeof value === 'string') form.append(name, value);
+      else form.append(name, new Blob([typeof value.data === 'string' ? value.data : new Uint8Array(value.data)], { type: value.type ?? 'application/octet-stream' }), value.filename ?? 'file.bin');
+    }
+    return this.request('POST', '/api/upload', { body: form });
+  }
+}
+
+/** Reads server-sent events from /api/realtime until `count` events arrived (or the timeout). */
+export async function collectEvents(client: Client, count: number, during: () => Promise<unknown>, timeoutMs = 5000): Promise<{ id: string; event: string; data: any }[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const controller = new AbortController();
+  const res = await fetch(new URL('/api/realtime', client.baseUrl), { headers: client.cookie ? { cookie: client.cookie } : {}, signal: controller.signal });
+  assert.equal(res.status, 200);
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const events: { id: string; event: string; data: any }[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
+  let buffer = '';
+  // Wait for the stream's opening comment, so the subscription exists before the action runs.
+  while (!buffer.includes('\n\n')) buffer += decoder.decode((await reader.read()).value, { stream: true });
+  buffer = buffer.slice(buffer.indexOf('\n\n') + 2);
+  const action = during();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    while (events.length < count) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let end;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const fields = Object.fromEntries(
+          block
+            .split('\n')
+            .filter((l) => l && !l.startsWith(':'))
+            .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
+        );
+        if (fields.event) events.push({ id: fields.id ?? '', event: fields.event, data: JSON.parse(fields.data ?? 'null') });
+      }
+    }
+  } catch (err) {
+    if (!controller.signal.aborted) throw err;
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+    await action;
+  }
+  return events;
+}
