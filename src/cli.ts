@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { createTeamMember, updateTeamMember } from './actions/team.js';
+import { ConfigError, loadConfig } from './config.js';
+import { migrate, openDatabase } from './db/index.js';
+import { createStore } from './db/store.js';
+import { isAppError } from './errors.js';
+
+const USAGE = `Usage: npm run cli -- <command> [options]
+
+Commands:
+  migrate                                   bring the database schema up to date
+  create-user --email E --password P --name N [--role ADMIN|POC|CLIENT] [--phone X] [--location X] [--branch X]
+  reset-password --email E --password P     set a new password (ends the user's sessions)
+
+The database is the one the service uses (DATABASE_URL, DATA_DIR, .env).`;
+
+async function main(argv: string[]): Promise<number> {
+  if (fs.existsSync('.env')) process.loadEnvFile('.env');
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      name: { type: 'string' },
+      role: { type: 'string' },
+      phone: { type: 'string' },
+      location: { type: 'string' },
+      branch: { type: 'string' },
+    },
+  });
+  if (!command || !['migrate', 'create-user', 'reset-password'].includes(command)) {
+    console.error(USAGE);
+    return command ? 2 : 0;
+  }
+
+  const config = loadConfig();
+  const database = await openDatabase(config.database);
+  try {
+    await migrate(database);
+    const store = createStore(database);
+    if (command === 'migrate') {
+      console.log(`Database schema is up to date (${config.database.dialect}).`);
+    } else if (command === 'create-user') {
+      if (values.role && !['ADMIN', 'POC', 'CLIENT'].includes(values.role)) throw new Error('--role must be ADMIN, POC or CLIENT');
+      const user = await createTeamMember({ store }, { ...values });
+      console.log(`Created ${user.role} ${user.email} (id ${user.id}).`);
+    } else {
+      const found = values.email ? await store.users.findByEmailWithHash(values.email) : undefined;
+      if (!found) throw new Error(`No user with email ${values.email ?? '(none given)'}`);
+      await updateTeamMember({ store }, found.user.id, { password: values.password ?? '' });
+      console.log(`Password of ${found.user.email} changed; their sessions have ended.`);
+    }
+    return 0;
+  } finally {
+    await database.destroy();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    const message = isAppError(err) || err instanceof ConfigError || err instanceof Error ? err.message : String(err);
+    console.error(`Error: ${message}`);
+    process.exit(1);
+  },
+);
