@@ -1,15 +1,15 @@
-import { hash, verify } from '@node-rs/bcrypt';
+import bcrypt from 'bcrypt';
 
 /** The specification's cost factor. */
 export const BCRYPT_COST = 10;
 
 /** bcrypt on libuv's thread pool, never on the event loop. Produces standard `$2b$10$…` strings. */
-export const hashPassword = (password: string): Promise<string> => hash(password, { cost: BCRYPT_COST });
+export const hashPassword = (password: string): Promise<string> => bcrypt.hash(password, BCRYPT_COST);
 
-/** Accepts `$2a$`/`$2b$`/`$2y$` hashes, so users of an earlier deployment keep their passwords. */
+/** Accepts `$2a$` and `$2b$` hashes, so users of an earlier deployment keep their passwords. */
 export async function verifyPassword(password: string, passwordHash: string): Promise<boolean> {
   try {
-    return await verify(password, passwordHash);
+    return await bcrypt.compare(password, passwordHash);
   } catch {
     return false; // a malformed stored hash matches nothing
   }
