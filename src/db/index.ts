@@ -10,6 +10,7 @@ import {
   PrimitiveValueListNode,
   SqliteDialect,
   ValueNode,
+  sql,
   type PluginTransformQueryArgs,
   type PluginTransformResultArgs,
   type QueryResult,
@@ -78,9 +79,13 @@ function pgTypeParser(oid: number, format?: 'text' | 'binary') {
 
 /** Brings the schema up to date. On PostgreSQL Kysely holds an advisory lock, so instances may start together. */
 export async function migrate(database: Database): Promise<void> {
+  // Kysely looks for its own tables in every schema unless told which; name the one in use.
+  const schema =
+    database.dialect === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(database.db)).rows[0]?.s : undefined;
   const migrator = new Migrator({
     db: database.db,
     provider: { getMigrations: async () => ({ '001_initial': initial(database.dialect) }) },
+    migrationTableSchema: schema,
   });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error;
