@@ -72,7 +72,7 @@ export async function updateTeamMember(deps: Pick<Deps, 'store'>, id: string, ch
       passwordHash,
     };
     const losesAdmin = current.role === 'ADMIN' && current.active && ((fields.role && fields.role !== 'ADMIN') || fields.active === false);
-    if (losesAdmin && (await store.users.countActiveAdmins()) <= 1) throw errors.lastAdmin();
+    if (losesAdmin && (await store.users.countActiveAdmins({ forUpdate: true })) <= 1) throw errors.lastAdmin();
     const updated = await store.users.update(id, fields, nowIso());
     if (!updated) throw errors.userNotFound();
     if (fields.active === false || passwordHash) await store.sessions.deleteForUser(id);

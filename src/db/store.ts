@@ -31,7 +31,7 @@ export function createStore(database: Database): Store {
 
 function repositories({ db, dialect }: Database) {
   return {
-    users: usersRepo(db),
+    users: usersRepo(db, dialect),
     sessions: sessionsRepo(db),
     projects: projectsRepo(db, dialect),
     files: filesRepo(db),
@@ -54,7 +54,7 @@ export interface NewUser {
 
 export type UserChange = Partial<Pick<User, 'name' | 'phone' | 'role' | 'location' | 'branch' | 'active'>> & { passwordHash?: string };
 
-function usersRepo(db: DB) {
+function usersRepo(db: DB, dialect: Database['dialect']) {
   return {
     async insert(id: string, u: NewUser, now: string): Promise<User> {
       const row = await db
@@ -112,14 +112,20 @@ function usersRepo(db: DB) {
         .executeTakeFirst();
       return row && toUser(row);
     },
-    async countActiveAdmins(): Promise<number> {
-      const row = await db
+    /**
+     * With forUpdate, in a transaction on PostgreSQL the active admins' rows stay locked until
+     * commit, so two concurrent demotions cannot both see two admins and leave none.
+     */
+    async countActiveAdmins(opts: { forUpdate?: boolean } = {}): Promise<number> {
+      const rows = await db
         .selectFrom('users')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .select('id')
         .where('role', '=', 'ADMIN')
         .where('active', '=', true)
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
+        .orderBy('id') // one lock order for every transaction
+        .$if(Boolean(opts.forUpdate) && dialect === 'postgres', (q) => q.forUpdate())
+        .execute();
+      return rows.length;
     },
   };
 }
@@ -212,7 +218,8 @@ function projectsRepo(db: DB, dialect: Database['dialect']) {
         .$if(!scope.all, (q) => q.where('poc_id', '=', (scope as { pocId: string }).pocId))
         .$if(f.pocId !== undefined, (q) => q.where('poc_id', '=', f.pocId!))
         .$if(f.status !== undefined, (q) => q.where('status', '=', f.status!))
-        .$if(Boolean(f.q), (q) => q.where(sql`lower(name)`, 'like', `%${escapeLike(f.q!.toLowerCase())}%`))
+        // SQLite's LIKE has no escape character unless one is named; PostgreSQL's default is the same backslash.
+        .$if(Boolean(f.q), (q) => q.where(sql<boolean>`lower(name) like ${`%${escapeLike(f.q!.toLowerCase())}%`} escape '\\'`))
         .$if(cursor !== undefined, (q) => q.where(olderThan('projects', cursor!)))
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
