@@ -5,7 +5,11 @@ import type { ActivityLogTable, FileUploadsTable, ProjectsTable, UsersTable } fr
 
 /** Row → domain object mappers: the one place where column names meet field names. */
 
-export const toUser = (r: Selectable<UsersTable>): User => ({
+/** Every users column but the password hash: only a login reads the hash. */
+export const USER_COLUMNS = ['id', 'name', 'email', 'phone', 'role', 'location', 'branch', 'active', 'created_at', 'updated_at'] as const;
+export type UserRow = Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>;
+
+export const toUser = (r: UserRow): User => ({
   id: r.id,
   name: r.name,
   email: r.email,

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { ActivityEntry, Approval, FileUpload, PiStatus, Project, ProjectStatus, Role, User } from '../domain/model.js';
 import type { Database, DB } from './index.js';
-import { type Cursor, decodeCursor, page, toActivity, toFileUpload, toProject, toUser } from './rows.js';
+import { type Cursor, USER_COLUMNS, decodeCursor, page, toActivity, toFileUpload, toProject, toUser } from './rows.js';
 
 /** Whose rows a query may return: everything, or only what belongs to one POC's projects. */
 export type Scope = { all: true } | { all: false; pocId: string };
@@ -73,12 +73,12 @@ function usersRepo(db: DB, dialect: Database['dialect']) {
           created_at: now,
           updated_at: now,
         })
-        .returningAll()
+        .returning(USER_COLUMNS)
         .executeTakeFirstOrThrow();
       return toUser(row);
     },
     async findById(id: string): Promise<User | undefined> {
-      const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id).executeTakeFirst();
       return row && toUser(row);
     },
     async findByEmailWithHash(email: string): Promise<{ user: User; passwordHash: string } | undefined> {
@@ -91,7 +91,7 @@ function usersRepo(db: DB, dialect: Database['dialect']) {
     },
     /** The team, newest first (ties broken by id). */
     async list(): Promise<User[]> {
-      const rows = await db.selectFrom('users').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+      const rows = await db.selectFrom('users').select(USER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
       return rows.map(toUser);
     },
     async update(id: string, change: UserChange, now: string): Promise<User | undefined> {
@@ -108,7 +108,7 @@ function usersRepo(db: DB, dialect: Database['dialect']) {
           updated_at: now,
         })
         .where('id', '=', id)
-        .returningAll()
+        .returning(USER_COLUMNS)
         .executeTakeFirst();
       return row && toUser(row);
     },
@@ -140,7 +140,7 @@ function sessionsRepo(db: DB) {
       const row = await db
         .selectFrom('sessions')
         .innerJoin('users', 'users.id', 'sessions.user_id')
-        .selectAll('users')
+        .select(USER_COLUMNS.map((c) => `users.${c}` as const))
         .select('sessions.expires_at')
         .where('sessions.token_hash', '=', tokenHash)
         .where('sessions.expires_at', '>', now)

@@ -4,6 +4,8 @@ import { APPROVAL_STATUSES, DOCUMENT_TYPES, PI_STATUSES, PROJECT_STATUSES, ROLES
 /** JSON shapes of the API, for validation and for /api/openapi.json. */
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+/** A string or null as `type: [string, null]`: fast-json-stringify serializes it directly, where anyOf costs a validation per value. */
+const NullableString = (options: { format?: string } = {}) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
 const enumOf = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: 'string', enum: [...values] });
 
 export const ErrorBody = Type.Object({ error: Type.String() }, { $id: 'Error', description: 'Every error: {"error": message}' });
@@ -15,10 +17,10 @@ export const TeamMember = Type.Object({
   id: Type.String(),
   name: Type.String(),
   email: Type.String(),
-  phone: Nullable(Type.String()),
+  phone: NullableString(),
   role: enumOf(ROLES),
-  location: Nullable(Type.String()),
-  branch: Nullable(Type.String()),
+  location: NullableString(),
+  branch: NullableString(),
   active: Type.Boolean(),
   createdAt: Type.String({ format: 'date-time' }),
 });
@@ -37,10 +39,10 @@ export const NewTeamMember = Type.Object({
 export const TeamMemberChange = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1 })),
-    phone: Type.Optional(Nullable(Type.String())),
+    phone: Type.Optional(NullableString()),
     role: Type.Optional(enumOf(ROLES)),
-    location: Type.Optional(Nullable(Type.String())),
-    branch: Type.Optional(Nullable(Type.String())),
+    location: Type.Optional(NullableString()),
+    branch: Type.Optional(NullableString()),
     active: Type.Optional(Type.Boolean()),
     password: Type.Optional(Type.String({ minLength: 1 })),
   },
@@ -49,15 +51,15 @@ export const TeamMemberChange = Type.Object(
 
 export const Approval = Type.Object({
   status: enumOf(APPROVAL_STATUSES),
-  note: Nullable(Type.String()),
-  decidedById: Nullable(Type.String()),
-  decidedAt: Nullable(Type.String({ format: 'date-time' })),
+  note: NullableString(),
+  decidedById: NullableString(),
+  decidedAt: NullableString({ format: 'date-time' }),
 });
 
 export const Project = Type.Object({
   id: Type.String(),
   name: Type.String(),
-  description: Nullable(Type.String()),
+  description: NullableString(),
   pocId: Type.String(),
   status: enumOf(PROJECT_STATUSES),
   piStatus: enumOf(PI_STATUSES),
@@ -82,7 +84,7 @@ export const ProjectDetail = Type.Object({
   ...Project.properties,
   files: Type.Array(FileUpload),
   allowedActions: Type.Array(Type.String(), { description: 'lifecycle actions the caller may take now' }),
-  uploads: Type.Record(Type.String(), Nullable(Type.String()), {
+  uploads: Type.Record(Type.String(), NullableString(), {
     description: 'per document type: null when the caller may upload it now, else the reason it would be refused',
   }),
 });
@@ -100,7 +102,7 @@ export const ActivityEntry = Type.Object({
 });
 
 export const pageOf = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
-  Type.Object({ items: Type.Array(item), nextCursor: Nullable(Type.String()) });
+  Type.Object({ items: Type.Array(item), nextCursor: NullableString() });
 
 export const Limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 }));
 export const IdParams = Type.Object({ id: Type.String() });
