@@ -40,7 +40,11 @@ export interface ProjectChange {
 }
 
 const status = (p: Project) => p.status;
-const pi = (p: Project) => `PI ${p.piStatus}`;
+/** A PI action refused because of the project's status names that status, not the PI's (which would be one it starts from). */
+const piUnless =
+  (...blocking: ProjectStatus[]) =>
+  (p: Project) =>
+    blocking.includes(p.status) ? p.status : `PI ${p.piStatus}`;
 const decided = (s: Approval['status'], actor: Actor, now: string, note: string | null): Approval => ({
   status: s,
   note,
@@ -58,14 +62,14 @@ export const LIFECYCLE: Record<ProjectAction, ActionRule> = {
   },
   reject: {
     who: 'admin',
-    describeState: status,
+    describeState: (p) => (p.status === 'REQUESTED' ? 'already rejected' : p.status),
     allowedFrom: (p) => p.status === 'REQUESTED' && p.approval?.status !== 'REJECTED',
     apply: (_p, actor, now, note) => ({ approval: decided('REJECTED', actor, now, note) }),
     activity: 'PROJECT_REJECTED',
   },
   'submit-pi': {
     who: 'admin-or-owner',
-    describeState: pi,
+    describeState: piUnless('CANCELLED', 'DELIVERED'),
     allowedFrom: (p) =>
       (p.piStatus === 'PENDING' || p.piStatus === 'REJECTED') && p.status !== 'CANCELLED' && p.status !== 'DELIVERED',
     apply: () => ({ piStatus: 'SUBMITTED' }),
@@ -73,14 +77,14 @@ export const LIFECYCLE: Record<ProjectAction, ActionRule> = {
   },
   'verify-pi': {
     who: 'admin',
-    describeState: pi,
+    describeState: piUnless('CANCELLED'),
     allowedFrom: (p) => p.piStatus === 'SUBMITTED' && p.status !== 'CANCELLED',
     apply: () => ({ piStatus: 'VERIFIED' }),
     activity: 'PI_VERIFIED',
   },
   'reject-pi': {
     who: 'admin',
-    describeState: pi,
+    describeState: piUnless('CANCELLED'),
     allowedFrom: (p) => p.piStatus === 'SUBMITTED' && p.status !== 'CANCELLED',
     apply: () => ({ piStatus: 'REJECTED' }),
     activity: 'PI_REJECTED',

@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { User } from '../src/domain/model.js';
+import { changeEvents, openStream, withoutIds } from './helpers/projects.js';
+import { type Client, type TestService, collectEvents, startTestService } from './helpers/service.js';
+
+let svc: TestService;
+let admin: { user: User; client: Client };
+let poc: { user: User; client: Client };
+
+before(async () => {
+  svc = await startTestService();
+  [admin, poc] = await Promise.all([svc.signIn('ADMIN'), svc.signIn('POC')]);
+});
+after(() => svc.close());
+
+/** A change that sends project-updated then stats-updated. */
+async function touch(projectId: string, name: string) {
+  const res = await admin.client.patch(`/api/projects/${projectId}`, { name });
+  assert.equal(res.status, 200, res.text);
+}
+
+describe('GET /api/realtime', () => {
+  test('401 JSON without a session', async () => {
+    const res = await svc.anonymous.get('/api/realtime');
+    assert.equal(res.status, 401);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    assert.deepEqual(res.body, { error: 'Unauthorized' });
+    const forged = await svc.anonymous.get('/api/realtime', { cookie: 'session=not-a-session' });
+    assert.equal(forged.status, 401);
+    assert.deepEqual(forged.body, { error: 'Unauthorized' });
+  });
+
+  test('an event stream of project-updated {id} then stats-updated {}, with increasing ids', async () => {
+    const stream = await openStream(poc.client);
+    try {
+      assert.match(stream.headers.get('content-type') ?? '', /^text\/event-stream/);
+      assert.match(stream.headers.get('cache-control') ?? '', /no-cache/);
+      const p = await svc.createProject(poc.user.id);
+      await touch(p.id, 'First');
+      await touch(p.id, 'Second');
+      const events = await stream.next(4);
+      assert.deepEqual(withoutIds(events), [...changeEvents(p.id), ...changeEvents(p.id)]);
+      assert.deepEqual(events.map((e) => e.id), ['1', '2', '3', '4']);
+    } finally {
+      stream.close();
+    }
+  });
+
+  test('?channels=dashboard receives only stats-updated; ?channels=projects only project-updated', async () => {
+    const dashboard = await openStream(admin.client, '?channels=dashboard');
+    const projects = await openStream(admin.client, '?channels=projects');
+    const both = await openStream(admin.client, '?channels=projects,dashboard');
+    try {
+      const p = await svc.createProject(poc.user.id);
+      const q = await svc.createProject(poc.user.id);
+      await touch(p.id, 'One');
+      await touch(q.id, 'Two');
+      // Were a project-updated let through, it would come first.
+      assert.deepEqual(await dashboard.next(2), [
+        { id: '1', event: 'stats-updated', data: { channel: 'dashboard', payload: {} } },
+        { id: '2', event: 'stats-updated', data: { channel: 'dashboard', payload: {} } },
+      ]);
+      assert.deepEqual(await projects.next(2), [
+        { id: '1', event: 'project-updated', data: { channel: 'projects', payload: { id: p.id } } },
+        { id: '2', event: 'project-updated', data: { channel: 'projects', payload: { id: q.id } } },
+      ]);
+      assert.deepEqual(withoutIds(await both.next(4)), [...changeEvents(p.id), ...changeEvents(q.id)]);
+    } finally {
+      dashboard.close();
+      projects.close();
+      both.close();
+    }
+  });
+
+  test('two subscribers both receive every notification', async () => {
+    const first = await openStream(admin.client);
+    const second = await openStream(poc.client);
+    try {
+      const created = await poc.client.post('/api/projects', { name: 'Watched' });
+      assert.equal(created.status, 201);
+      const [a, b] = await Promise.all([first.next(2), second.next(2)]);
+      assert.deepEqual(withoutIds(a), changeEvents(created.body.id));
+      assert.deepEqual(withoutIds(b), changeEvents(created.body.id));
+    } finally {
+      first.close();
+      second.close();
+    }
+  });
+
+  test('a subscriber that disconnects does not disturb the others', async () => {
+    const gone = await openStream(admin.client);
+    gone.close();
+    const p = await svc.createProject(poc.user.id);
+    const events = await collectEvents(poc.client, 2, () => touch(p.id, 'After a close'));
+    assert.deepEqual(withoutIds(events), changeEvents(p.id));
+  });
+});
+
+describe('operations', () => {
+  test('/healthz answers 200 {"status":"ok"} without a session', async () => {
+    const res = await svc.anonymous.get('/healthz');
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { status: 'ok' });
+  });
+
+  test('/readyz answers 200 with every check ok', async () => {
+    const res = await svc.anonymous.get('/readyz');
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body, { status: 'ready', checks: { database: 'ok', storage: 'ok', realtime: 'ok' } });
+  });
+
+  test('/api/openapi.json is valid JSON describing every /api endpoint', async () => {
+    // Read with fetch, not Client: the document names a "password" property, which Client refuses in any body.
+    const res = await fetch(new URL('/api/openapi.json', svc.url));
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    const doc = JSON.parse(await res.text());
+    assert.match(doc.openapi, /^3\./);
+    const expected: Record<string, string[]> = {
+      '/api/upload': ['post'],
+      '/api/team': ['get', 'post'],
+      '/api/team/{id}': ['patch'],
+      '/api/auth/login': ['post'],
+      '/api/auth/logout': ['post'],
+      '/api/auth/session': ['get'],
+      '/api/projects': ['get', 'post'],
+      '/api/projects/{id}': ['get', 'patch'],
+      '/api/projects/{id}/{action}': ['post'],
+      '/api/activity': ['get'],
+      '/api/dashboard/stats': ['get'],
+      '/api/realtime': ['get'],
+    };
+    for (const [path, methods] of Object.entries(expected)) {
+      assert.ok(doc.paths[path], `paths has ${path}`);
+      for (const m of methods) assert.ok(doc.paths[path][m], `${m.toUpperCase()} ${path}`);
+    }
+    const actionParam = doc.paths['/api/projects/{id}/{action}'].post.parameters.find((p: { name: string }) => p.name === 'action');
+    assert.deepEqual(actionParam.schema.enum, ['approve', 'reject', 'submit-pi', 'verify-pi', 'reject-pi', 'start-printing', 'dispatch', 'deliver', 'cancel']);
+  });
+
+  test('/api/docs answers 200 with a page (after any redirect)', async () => {
+    const res = await fetch(new URL('/api/docs', svc.url), { redirect: 'follow' });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(await res.text(), /swagger/i);
+  });
+
+  test('every response carries an x-request-id, a fresh one each time unless the caller sent one', async () => {
+    const answers = await Promise.all([
+      svc.anonymous.get('/healthz'),
+      svc.anonymous.get('/healthz'),
+      svc.anonymous.get('/api/projects'),
+      admin.client.get('/api/projects/no-such-project'),
+      svc.anonymous.get('/no-such-route'),
+      admin.client.get('/api/dashboard/stats'),
+    ]);
+    const ids = answers.map((r) => r.headers.get('x-request-id'));
+    for (const id of ids) assert.match(id ?? '', /^[0-9a-f-]{36}$/);
+    assert.equal(new Set(ids).size, ids.length);
+    assert.deepEqual(answers.map((r) => r.status), [200, 200, 401, 404, 404, 200]);
+    const echoed = await svc.anonymous.get('/healthz', { 'x-request-id': 'trace-42' });
+    assert.equal(echoed.headers.get('x-request-id'), 'trace-42');
+  });
+});
