@@ -330,7 +330,7 @@ describe('PATCH /api/team/:id', () => {
   test('400 for an invalid role; the member is unchanged', async () => {
     const m = await create({ name: 'Role Check', email: uniqueEmail('role'), password: 'pw-role-1' });
     for (const role of ['SUPERUSER', 'admin', '', 42, null]) {
-      assertAnswer(await admin.patch(`/api/team/${m.id}`, { role, name: 'Not Applied' }), 400, { error: 'role must be equal to one of the allowed values' }, `role ${JSON.stringify(role)}`);
+      assertAnswer(await admin.patch(`/api/team/${m.id}`, { role, name: 'Not Applied' }), 400, { error: 'role must be one of ADMIN, POC, CLIENT' }, `role ${JSON.stringify(role)}`);
     }
     const after = await svc.deps.store.users.findById(m.id);
     assert.equal(after?.role, 'POC');

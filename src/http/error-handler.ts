@@ -28,10 +28,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.code(500).send({ error: failure.exposeMessage && err.message ? err.message : failure.message });
     }
     if (err.validation) {
-      const first = err.validation[0];
-      const field = (first?.instancePath || '').replace(/^\//, '').replace(/\//g, '.') || (first?.params as { missingProperty?: string })?.missingProperty;
-      const where = err.validationContext === 'body' ? field : `${err.validationContext ?? 'request'}${field ? `.${field}` : ''}`;
-      return reply.code(400).send({ error: `${where || 'request'} ${first?.message ?? 'is invalid'}`.trim() });
+      return reply.code(400).send({ error: validationMessage(err) });
     }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return reply.code(err.statusCode).send({ error: err.message });
@@ -43,4 +40,21 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send({ error: `Route ${req.method} ${req.url.split('?')[0]} not found` });
   });
+}
+
+/** Ajv's first complaint, phrased for people: "name is required", "limit must be <= 200", "query.status must be one of …". */
+function validationMessage(err: FastifyError): string {
+  const first = err.validation![0]!;
+  const pathParts = first.instancePath.split('/').filter(Boolean);
+  const params = first.params as { missingProperty?: string; allowedValues?: unknown[] };
+  if (first.keyword === 'required' && params.missingProperty) pathParts.push(params.missingProperty);
+  const detail =
+    first.keyword === 'required'
+      ? 'is required'
+      : first.keyword === 'enum' && params.allowedValues
+        ? `must be one of ${params.allowedValues.join(', ')}`
+        : (first.message ?? 'is invalid');
+  const field = pathParts.join('.');
+  const where = err.validationContext === 'body' ? field : [err.validationContext, field].filter(Boolean).join('.');
+  return `${where || 'request'} ${detail}`;
 }
