@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { User } from '../src/domain/model.js';
-import { changeEvents, openStream, withoutIds } from './helpers/projects.js';
-import { type Client, type TestService, collectEvents, startTestService } from './helpers/service.js';
+import { changeEvents, withoutIds } from './helpers/projects.js';
+import { type Client, type TestService, collectEvents, openEventStream, startTestService } from './helpers/service.js';
 
 let svc: TestService;
 let admin: { user: User; client: Client };
@@ -32,7 +32,7 @@ describe('GET /api/realtime', () => {
   });
 
   test('an event stream of project-updated {id} then stats-updated {}, with increasing ids', async () => {
-    const stream = await openStream(poc.client);
+    const stream = await openEventStream(poc.client);
     try {
       assert.match(stream.headers.get('content-type') ?? '', /^text\/event-stream/);
       assert.match(stream.headers.get('cache-control') ?? '', /no-cache/);
@@ -48,9 +48,9 @@ describe('GET /api/realtime', () => {
   });
 
   test('?channels=dashboard receives only stats-updated; ?channels=projects only project-updated', async () => {
-    const dashboard = await openStream(admin.client, '?channels=dashboard');
-    const projects = await openStream(admin.client, '?channels=projects');
-    const both = await openStream(admin.client, '?channels=projects,dashboard');
+    const dashboard = await openEventStream(admin.client, '?channels=dashboard');
+    const projects = await openEventStream(admin.client, '?channels=projects');
+    const both = await openEventStream(admin.client, '?channels=projects,dashboard');
     try {
       const p = await svc.createProject(poc.user.id);
       const q = await svc.createProject(poc.user.id);
@@ -74,8 +74,8 @@ describe('GET /api/realtime', () => {
   });
 
   test('two subscribers both receive every notification', async () => {
-    const first = await openStream(admin.client);
-    const second = await openStream(poc.client);
+    const first = await openEventStream(admin.client);
+    const second = await openEventStream(poc.client);
     try {
       const created = await poc.client.post('/api/projects', { name: 'Watched' });
       assert.equal(created.status, 201);
@@ -89,7 +89,7 @@ describe('GET /api/realtime', () => {
   });
 
   test('a subscriber that disconnects does not disturb the others', async () => {
-    const gone = await openStream(admin.client);
+    const gone = await openEventStream(admin.client);
     gone.close();
     const p = await svc.createProject(poc.user.id);
     const events = await collectEvents(poc.client, 2, () => touch(p.id, 'After a close'));

@@ -16,18 +16,7 @@ export const presentTeamMember = (u: User) => ({
 });
 
 /** A member as POST /api/team answers (specification 4.3) and PATCH /api/team/:id. */
-export const presentCreatedTeamMember = (u: User) => ({
-  id: u.id,
-  email: u.email,
-  name: u.name,
-  phone: u.phone,
-  role: u.role,
-  location: u.location,
-  branch: u.branch,
-  active: u.active,
-  createdAt: u.createdAt,
-  updatedAt: u.updatedAt,
-});
+export const presentCreatedTeamMember = (u: User) => ({ ...presentTeamMember(u), updatedAt: u.updatedAt });
 
 export const presentSessionUser = (u: User) => ({ id: u.id, name: u.name, email: u.email, role: u.role });
 

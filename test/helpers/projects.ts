@@ -3,6 +3,7 @@ import type { DocumentType, FileUpload } from '../../src/domain/model.js';
 import { newId } from '../../src/ids.js';
 import type { Client, TestService } from './service.js';
 
+
 /** Helpers for the project, activity and dashboard tests (the service helper stays as it is). */
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -48,58 +49,3 @@ export async function insertFile(svc: TestService, projectId: string, type: Docu
 
 /** The ISO time `ms` milliseconds after `base`. */
 export const isoPlus = (base: string, ms: number) => new Date(Date.parse(base) + ms).toISOString();
-
-export interface SseEvent {
-  id: string;
-  event: string;
-  data: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
-/** An open /api/realtime stream (with a query string such as `?channels=dashboard`), read message by message. */
-export async function openStream(client: Client, query = ''): Promise<{ headers: Headers; next(count: number, timeoutMs?: number): Promise<SseEvent[]>; close(): void }> {
-  const controller = new AbortController();
-  const res = await fetch(new URL(`/api/realtime${query}`, client.baseUrl), { headers: client.cookie ? { cookie: client.cookie } : {}, signal: controller.signal });
-  assert.equal(res.status, 200);
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const readMore = async () => {
-    const { value, done } = await reader.read();
-    if (done) throw new Error('the stream ended');
-    buffer += decoder.decode(value, { stream: true });
-  };
-  // The opening comment: from here on the subscription exists.
-  while (!buffer.includes('\n\n')) await readMore();
-  buffer = buffer.slice(buffer.indexOf('\n\n') + 2);
-  return {
-    headers: res.headers,
-    async next(count, timeoutMs = 5000) {
-      const events: SseEvent[] = [];
-      const timer = setTimeout(() => controller.abort(), timeoutMs);
-      try {
-        while (events.length < count) {
-          let end;
-          while (events.length < count && (end = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const fields = Object.fromEntries(
-              block
-                .split('\n')
-                .filter((l) => l && !l.startsWith(':'))
-                .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
-            );
-            if (fields.event) events.push({ id: fields.id ?? '', event: fields.event, data: JSON.parse(fields.data ?? 'null') });
-          }
-          if (events.length < count) await readMore();
-        }
-      } catch (err) {
-        if (!controller.signal.aborted) throw err;
-        throw new Error(`timed out after ${events.length} of ${count} events`);
-      } finally {
-        clearTimeout(timer);
-      }
-      return events;
-    },
-    close: () => controller.abort(),
-  };
-}

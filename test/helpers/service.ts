@@ -218,44 +218,70 @@ export class Client {
   }
 }
 
-/** Reads server-sent events from /api/realtime until `count` events arrived (or the timeout). */
-export async function collectEvents(client: Client, count: number, during: () => Promise<unknown>, timeoutMs = 5000): Promise<{ id: string; event: string; data: any }[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export interface SseEvent {
+  id: string;
+  event: string;
+  data: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** An open /api/realtime stream (with a query string such as `?channels=dashboard`), read message by message. */
+export async function openEventStream(client: Client, query = ''): Promise<{ headers: Headers; next(count: number, timeoutMs?: number): Promise<SseEvent[]>; close(): void }> {
   const controller = new AbortController();
-  const res = await fetch(new URL('/api/realtime', client.baseUrl), { headers: client.cookie ? { cookie: client.cookie } : {}, signal: controller.signal });
+  const res = await fetch(new URL(`/api/realtime${query}`, client.baseUrl), { headers: client.cookie ? { cookie: client.cookie } : {}, signal: controller.signal });
   assert.equal(res.status, 200);
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
-  const events: { id: string; event: string; data: any }[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
   let buffer = '';
-  // Wait for the stream's opening comment, so the subscription exists before the action runs.
-  while (!buffer.includes('\n\n')) buffer += decoder.decode((await reader.read()).value, { stream: true });
+  const readMore = async () => {
+    const { value, done } = await reader.read();
+    if (done) throw new Error('the stream ended');
+    buffer += decoder.decode(value, { stream: true });
+  };
+  // The opening comment: from here on the subscription exists.
+  while (!buffer.includes('\n\n')) await readMore();
   buffer = buffer.slice(buffer.indexOf('\n\n') + 2);
-  const action = during();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  try {
-    while (events.length < count) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let end;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const fields = Object.fromEntries(
-          block
-            .split('\n')
-            .filter((l) => l && !l.startsWith(':'))
-            .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
-        );
-        if (fields.event) events.push({ id: fields.id ?? '', event: fields.event, data: JSON.parse(fields.data ?? 'null') });
+  return {
+    headers: res.headers,
+    async next(count, timeoutMs = 5000) {
+      const events: SseEvent[] = [];
+      const timer = setTimeout(() => controller.abort(), timeoutMs);
+      try {
+        while (events.length < count) {
+          let end;
+          while (events.length < count && (end = buffer.indexOf('\n\n')) >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const fields = Object.fromEntries(
+              block
+                .split('\n')
+                .filter((l) => l && !l.startsWith(':'))
+                .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
+            );
+            if (fields.event) events.push({ id: fields.id ?? '', event: fields.event, data: JSON.parse(fields.data ?? 'null') });
+          }
+          if (events.length < count) await readMore();
+        }
+      } catch (err) {
+        if (!controller.signal.aborted) throw err;
+        throw new Error(`timed out after ${events.length} of ${count} events`);
+      } finally {
+        clearTimeout(timer);
       }
-    }
-  } catch (err) {
-    if (!controller.signal.aborted) throw err;
-  } finally {
-    clearTimeout(timer);
-    controller.abort();
+      return events;
+    },
+    close: () => controller.abort(),
+  };
+}
+
+/** Opens /api/realtime, runs `during`, and returns the first `count` events it caused. */
+export async function collectEvents(client: Client, count: number, during: () => Promise<unknown>, timeoutMs = 5000): Promise<SseEvent[]> {
+  const stream = await openEventStream(client);
+  try {
+    const action = during();
+    const events = await stream.next(count, timeoutMs);
     await action;
+    return events;
+  } finally {
+    stream.close();
   }
-  return events;
 }
