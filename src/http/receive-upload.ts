@@ -79,7 +79,12 @@ export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Acto
       } else {
         spoolPath = path.join(deps.config.dataDir, 'tmp', `upload-${randomUUID()}`);
         const target = spoolPath;
-        await received.into((body) => pipeline(body, fs.createWriteStream(target)));
+        await received.into(async (body) => {
+          const out = fs.createWriteStream(target);
+          // Settle only once the file is closed: one refused before it opened would otherwise appear after the cleanup below.
+          const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
+          await pipeline(body, out).finally(() => closed);
+        });
       }
     }
 
@@ -137,6 +142,8 @@ class ReceivedFile {
 
   /** Waits for the first chunk (false when the part is empty) and puts it back. */
   firstByteArrived(): Promise<boolean> {
+    // A broken body that was buffered whole is failed by the parser before we get here: no event would ever come.
+    if (this.source.destroyed) return Promise.reject(errors.malformedMultipart());
     return new Promise((resolve, reject) => {
       const done = (result: boolean | Error) => {
         this.source.off('readable', onReadable).off('end', onEnd).off('error', onError);
