@@ -169,6 +169,16 @@ export function assertNoSecrets(text: string): void {
   assert.doesNotMatch(text, /"(token|tokenHash|token_hash|storageKey|storage_key)"\s*:/, 'a response carried a token or storage key');
 }
 
+/** A response body as the tests read it: checked for secrets, then parsed when it is JSON (else undefined). */
+export function parseBody(text: string): unknown {
+  assertNoSecrets(text);
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A tiny HTTP client over fetch that keeps the session cookie. */
 export class Client {
   cookie: string | undefined;
@@ -188,14 +198,7 @@ export class Client {
     const session = setCookie && /(?:^|,\s*)session=([^;]*)/.exec(setCookie);
     if (session) this.cookie = session[1] ? `session=${session[1]}` : undefined;
     const text = await res.text();
-    assertNoSecrets(text);
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, body: parsed };
+    return { status: res.status, headers: res.headers, text, body: parseBody(text) };
   }
 
   get(p: string, headers?: Record<string, string>) {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { assertNoSecrets, type Client, type Response, type TestService } from './service.js';
+import { parseBody, type Client, type Response, type TestService } from './service.js';
 
 /** One part of a hand-built multipart body: a text field, or a file (filename null: no filename parameter at all). */
 export type Part = { name: string; value: string } | { name: string; data: Buffer | string; filename?: string | null; type?: string };
@@ -62,13 +62,7 @@ export function streamRequest(
       res.on('error', reject);
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        assertNoSecrets(text);
-        let body: unknown;
-        try {
-          body = text ? JSON.parse(text) : undefined;
-        } catch {
-          body = undefined;
-        }
+        const body = parseBody(text);
         resolve({ status: res.statusCode!, headers: res.headers, text, body, bytesWritten });
       });
     });
@@ -177,13 +171,7 @@ export function sendAtOnce(baseUrl: string, req: { path: string; headers: Record
         payload = Buffer.concat(parts);
       }
       const text = payload.toString('utf8');
-      assertNoSecrets(text);
-      let body: unknown;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = undefined;
-      }
+      const body = parseBody(text);
       resolve({ status: Number(statusLine!.split(' ')[1]), headers, text, body });
     });
     const timer = setTimeout(() => {
