@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   console.log('print-order service benchmark');
   console.log(`  node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${fmtBytes(os.totalmem())} RAM, ${os.platform()} ${os.release()}`);
   console.log(`  database: ${config.database.dialect}${schema ? ` (schema ${schema})` : ` (${config.database.dialect === 'sqlite' ? config.database.file : ''})`}`);
-  console.log(`  service: child process \`${path.basename(process.execPath)} --import tsx src/main.ts\` on 127.0.0.1:${port}, data dir ${dataDir}`);
+  console.log(`  service: child process \`${path.basename(process.execPath)} dist/src/main.js\` on 127.0.0.1:${port}, data dir ${dataDir}`);
   console.log('  client and server share the same machine (and its cores)\n');
 
   const server = (running.server = startServer(ROOT, env, port));

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { request } from './http.js';
 
-/** The service under test, as a child process: `node --import tsx src/main.ts` in the repository root. */
+/** The service under test, as a child process: `node dist/src/main.js` (what `npm start` runs; `npm run bench` builds it first). */
 export interface ServerProcess {
   child: ChildProcess;
   pid: number;
@@ -17,7 +17,7 @@ export function startServer(root: string, env: Record<string, string>, port: num
   // Whatever the caller's shell says about the service, the benchmark's settings are the only ones.
   for (const name of ['DATABASE_URL', 'DATABASE_SCHEMA', 'DATABASE_POOL_SIZE', 'TRUST_PROXY', 'NODE_OPTIONS']) delete childEnv[name];
   Object.assign(childEnv, env);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: childEnv, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, ['dist/src/main.js'], { cwd: root, env: childEnv, stdio: ['ignore', 'inherit', 'inherit'] });
   if (child.pid === undefined) throw new Error('could not start the service');
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
