@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import type { Deps } from './deps.js';
 import { registerErrorHandling } from './http/error-handler.js';
@@ -39,6 +39,8 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
     requestTimeout: 0,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // TypeBox validates bodies as sent (no coercion, unknown fields refused) and converts only query strings and params.
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
   registerErrorHandling(app);
   app.addSchema(ErrorBody);
   app.addHook('onSend', async (req, reply) => {

@@ -337,6 +337,17 @@ describe('PATCH /api/team/:id', () => {
     assert.equal(after?.name, 'Role Check');
   });
 
+  test('400 for a field PATCH does not change or a value of the wrong type, never coerced; the member is unchanged', async () => {
+    const m = await create({ name: 'Strict Check', email: uniqueEmail('strict'), password: 'pw-strict-1' });
+    assertAnswer(await admin.patch(`/api/team/${m.id}`, { email: 'other@example.com' }), 400, { error: 'email is not a known field' });
+    assertAnswer(await admin.patch(`/api/team/${m.id}`, { active: 0 }), 400, { error: 'active must be boolean' });
+    assertAnswer(await admin.patch(`/api/team/${m.id}`, { name: 5 }), 400, { error: 'name must be string' });
+    const after = await svc.deps.store.users.findById(m.id);
+    assert.equal(after?.active, true);
+    assert.equal(after?.name, 'Strict Check');
+    assert.equal(after?.updatedAt, m.updatedAt);
+  });
+
   test('400 for an empty or blank name or password; the member is unchanged', async () => {
     const m = await create({ name: 'Blank Check', email: uniqueEmail('blank'), password: 'pw-blank-1' });
     const hash = await storedHash(svc, m.id);

@@ -42,19 +42,27 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 }
 
-/** Ajv's first complaint, phrased for people: "name is required", "limit must be <= 200", "query.status must be one of …". */
+type Complaint = { keyword: string; instancePath: string; message?: string; params: Record<string, unknown> };
+
+/** The validator's complaint, phrased for people: "name is required", "role must be one of ADMIN, POC, CLIENT", "query.limit must be <= 200". */
 function validationMessage(err: FastifyError): string {
-  const first = err.validation![0]!;
-  const pathParts = first.instancePath.split('/').filter(Boolean);
-  const params = first.params as { missingProperty?: string; allowedValues?: unknown[] };
-  if (first.keyword === 'required' && params.missingProperty) pathParts.push(params.missingProperty);
-  const detail =
-    first.keyword === 'required'
-      ? 'is required'
-      : first.keyword === 'enum' && params.allowedValues
-        ? `must be one of ${params.allowedValues.join(', ')}`
-        : (first.message ?? 'is invalid');
-  const field = pathParts.join('.');
+  const all = err.validation as unknown as Complaint[];
+  // Of a value's complaints, the list of allowed values says the most; a refused extra field says it plainly.
+  const first = all.find((c) => c.keyword === 'enum') ?? all.find((c) => c.keyword === 'additionalProperties') ?? all[0]!;
+  const path = first.instancePath.split('/').filter(Boolean);
+  let detail = first.message ?? 'is invalid';
+  if (first.keyword === 'required') {
+    const missing = first.params.missingProperty ?? (first.params.requiredProperties as string[] | undefined)?.[0];
+    if (missing) path.push(String(missing));
+    detail = 'is required';
+  } else if (first.keyword === 'enum' && Array.isArray(first.params.allowedValues)) {
+    detail = `must be one of ${first.params.allowedValues.join(', ')}`;
+  } else if (first.keyword === 'additionalProperties') {
+    const extra = first.params.additionalProperty ?? (first.params.additionalProperties as string[] | undefined)?.[0];
+    if (extra) path.push(String(extra));
+    detail = 'is not a known field';
+  }
+  const field = path.join('.');
   const where = err.validationContext === 'body' ? field : [err.validationContext, field].filter(Boolean).join('.');
   return `${where || 'request'} ${detail}`;
 }
