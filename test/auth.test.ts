@@ -329,6 +329,12 @@ describe('cross-origin writes', () => {
     assert.equal((await client.get('/api/auth/session')).status, 200);
   });
 
+  test('on the team endpoints a non-admin gets 401 whatever the Origin (the role is checked first)', async () => {
+    const { client: poc } = await signedIn(svc, 'POC');
+    const body = { name: 'X', email: uniqueEmail('poc-xorigin'), password: 'pw-x-1' };
+    assertAnswer(await poc.post('/api/team', body, { origin: 'https://evil.example' }), 401, { error: 'Unauthorized' });
+  });
+
   test('a cross-origin write is refused before its body is read', async () => {
     const { client: admin } = await signedIn(svc, 'ADMIN');
     assertAnswer(await rawJson(admin, 'POST', '/api/team', '{', { origin: 'https://evil.example' }), 403, CROSS_ORIGIN);

@@ -39,11 +39,13 @@ export function sessionHooks(app: FastifyInstance, deps: Deps) {
     if (UNSAFE.has(req.method) && origin && origin !== ownOrigin) throw errors.crossOrigin();
   };
 
-  async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  /** Who is asking, in the specification's order: no session, then the role (team endpoints), then the origin of a write. */
+  async function authenticate(req: FastifyRequest, reply: FastifyReply, role?: 'ADMIN'): Promise<void> {
     const token = req.cookies[SESSION_COOKIE];
     if (!token) throw errors.unauthorized();
     const session = await resolveSession(deps, token);
     if (!session) throw errors.unauthorized();
+    if (role && session.user.role !== role) throw errors.unauthorized();
     checkOrigin(req);
     req.user = session.user;
     req.sessionToken = token;
@@ -55,11 +57,9 @@ export function sessionHooks(app: FastifyInstance, deps: Deps) {
     setSessionCookie,
     clearSessionCookie,
     checkOrigin,
-    requireSession: authenticate,
-    async requireAdmin(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-      await authenticate(req, reply);
-      if (req.user?.role !== 'ADMIN') throw errors.unauthorized();
-    },
+    requireSession: (req: FastifyRequest, reply: FastifyReply) => authenticate(req, reply),
+    /** Team endpoints: a missing session and a non-ADMIN role both get 401 (specification 5). */
+    requireAdmin: (req: FastifyRequest, reply: FastifyReply) => authenticate(req, reply, 'ADMIN'),
   };
 }
 
