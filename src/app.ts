@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Deps } from './deps.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { activityRoutes } from './http/routes/activity.js';
@@ -27,6 +28,17 @@ export const loggerOptions = (level: string): FastifyServerOptions['logger'] => 
   },
 });
 
+/** A request Node could not parse (bad request line or headers): 400, JSON, and the connection closed. */
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error: err.code === 'HPE_HEADER_OVERFLOW' ? 'Request headers too large' : 'Bad Request' });
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
 /** The HTTP application over the given dependencies. Tests build it too. */
 export async function buildApp(deps: Deps, options: { logger?: FastifyServerOptions['logger'] } = {}): Promise<App> {
   const app = Fastify({
@@ -34,7 +46,12 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     trustProxy: deps.config.trustProxy,
-    return503OnClosing: true,
+    // Errors Fastify and Node answer before a route runs keep the {"error": message} shape too.
+    frameworkErrors: (err, _req, reply: FastifyReply) => {
+      reply.code(err.statusCode ?? 400).send({ error: err.message });
+    },
+    clientErrorHandler: answerClientError,
+    return503OnClosing: false, // answered below, in our shape
     // Uploads of large files take as long as they take; idle sockets are still reaped.
     requestTimeout: 0,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -43,6 +60,13 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   registerErrorHandling(app);
   app.addSchema(ErrorBody);
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_req, reply) => {
+    if (closing) return reply.code(503).header('connection', 'close').send({ error: 'Service is shutting down' });
+  });
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });

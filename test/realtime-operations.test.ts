@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { User } from '../src/domain/model.js';
 import { changeEvents, withoutIds } from './helpers/projects.js';
@@ -110,6 +111,22 @@ describe('operations', () => {
     assert.deepEqual(res.body, { status: 'ready', checks: { database: 'ok', storage: 'ok', realtime: 'ok' } });
   });
 
+  test('/readyz answers 503 naming the dependency that fails', async () => {
+    const storage = svc.deps.storage;
+    const check = storage.check;
+    storage.check = async () => {
+      throw new Error('disk unavailable');
+    };
+    try {
+      const res = await svc.anonymous.get('/readyz');
+      assert.equal(res.status, 503);
+      assert.deepEqual(res.body, { error: 'Not ready: storage (disk unavailable)' });
+    } finally {
+      storage.check = check;
+    }
+    assert.equal((await svc.anonymous.get('/readyz')).status, 200);
+  });
+
   test('/api/openapi.json is valid JSON describing every /api endpoint', async () => {
     // Read with fetch, not Client: the document names a "password" property, which Client refuses in any body.
     const res = await fetch(new URL('/api/openapi.json', svc.url));
@@ -161,5 +178,22 @@ describe('operations', () => {
     assert.deepEqual(answers.map((r) => r.status), [200, 200, 401, 404, 404, 200]);
     const echoed = await svc.anonymous.get('/healthz', { 'x-request-id': 'trace-42' });
     assert.equal(echoed.headers.get('x-request-id'), 'trace-42');
+  });
+
+  test('requests Fastify or Node refuse before any route still answer {"error": message}', async () => {
+    const badUrl = await svc.anonymous.get('/api/projects/%E0%A4%A');
+    assert.equal(badUrl.status, 400);
+    assert.deepEqual(Object.keys(badUrl.body), ['error']);
+
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(new URL(svc.url).port), '127.0.0.1', () => socket.write('THIS IS NOT HTTP\r\n\r\n'));
+      let text = '';
+      socket.on('data', (d) => (text += d));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    assert.match(raw, /^HTTP\/1\.1 400 /);
+    assert.match(raw, /content-type: application\/json/i);
+    assert.deepEqual(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)), { error: 'Bad Request' });
   });
 });

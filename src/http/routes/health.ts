@@ -22,7 +22,7 @@ export async function healthRoutes(app: App, { deps }: RouteContext) {
     );
     const failing = results.filter(([, r]) => r !== 'ok');
     if (failing.length) {
-      return reply.code(503).send({ error: `Not ready: ${failing.map(([n, r]) => `${n} (${r})`).join(', ')}`, checks: Object.fromEntries(results) });
+      return reply.code(503).send({ error: `Not ready: ${failing.map(([n, r]) => `${n} (${r})`).join(', ')}` });
     }
     return { status: 'ready', checks: Object.fromEntries(results) };
   });
