@@ -13,15 +13,27 @@ export async function fileRoutes(app: App, { deps }: RouteContext) {
   if (!(deps.storage instanceof LocalStorage)) return;
   await app.register(fastifyStatic, { root: deps.storage.root, serve: false });
 
-  app.get('/files/*', { schema: { hide: true } }, async (req, reply) => {
-    const key = (req.params as { '*': string })['*'];
-    const file = await deps.store.files.findByStorageKey(key);
-    if (!file) throw errors.notFound();
-    reply.header('content-type', file.contentType);
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('content-security-policy', "sandbox; default-src 'none'");
-    reply.header('content-disposition', dispositionFor(file.contentType, file.filename));
-    reply.header('cache-control', 'public, max-age=31536000, immutable');
-    return reply.sendFile(key, { dotfiles: 'deny', contentType: false, cacheControl: false });
-  });
+  app.get(
+    '/files/*',
+    {
+      schema: {
+        tags: ['documents'],
+        summary: 'A stored document (local storage driver): the `url` an upload answered',
+        description:
+          'Public. Content-Type as uploaded, X-Content-Type-Options: nosniff, Content-Security-Policy: sandbox, Content-Disposition attachment for anything but passive types. Range requests and ETags work.',
+        security: [],
+      },
+    },
+    async (req, reply) => {
+      const key = (req.params as { '*': string })['*'];
+      const file = await deps.store.files.findByStorageKey(key);
+      if (!file) throw errors.notFound();
+      reply.header('content-type', file.contentType);
+      reply.header('x-content-type-options', 'nosniff');
+      reply.header('content-security-policy', "sandbox; default-src 'none'");
+      reply.header('content-disposition', dispositionFor(file.contentType, file.filename));
+      reply.header('cache-control', 'public, max-age=31536000, immutable');
+      return reply.sendFile(key, { dotfiles: 'deny', contentType: false, cacheControl: false });
+    },
+  );
 }
