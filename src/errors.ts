@@ -22,7 +22,6 @@ export const errors = {
   forbidden: error(403, 'Forbidden'),
   crossOrigin: error(403, 'Cross-origin request refused'),
   notFound: error(404, 'Not found'),
-  routeNotFound: (method: string, url: string) => new AppError(404, `Route ${method} ${url} not found`),
 
   // POST /api/upload (specification 4.1, in check order)
   uploadFieldsRequired: error(400, 'file, projectId and fileType are required'),

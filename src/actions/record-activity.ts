@@ -1,4 +1,3 @@
-import type { Deps } from '../deps.js';
 import type { Actor } from '../domain/model.js';
 import type { Store } from '../db/store.js';
 import { newId } from '../ids.js';
@@ -14,5 +13,3 @@ export async function recordProjectActivity(
 ): Promise<void> {
   await store.activity.insert({ id: newId(), userId: actor.id, action, entityType: 'project', entityId: projectId, details, createdAt: now });
 }
-
-export type ActionDeps = Pick<Deps, 'store' | 'realtime'>;
