@@ -72,6 +72,18 @@ function loginFrom(service: TestService, localAddress: string, body: unknown): P
 }
 
 describe('POST /api/auth/login', () => {
+  test('a user of an earlier deployment signs in with their $2a$ or $2b$ hash as it was stored', async () => {
+    // OpenBSD's published bcrypt test vector for the password "U*U".
+    const vector = '$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW';
+    for (const stored of [vector, vector.replace('$2a$', '$2b$')]) {
+      const email = uniqueEmail('legacy');
+      const { user } = await svc.createUser({ email });
+      await svc.deps.database.db.updateTable('users').set({ password_hash: stored }).where('id', '=', user.id).execute();
+      assert.equal((await new Client(svc.url).post('/api/auth/login', { email, password: 'U*U' })).status, 200, stored);
+      assertAnswer(await new Client(svc.url).post('/api/auth/login', { email, password: 'U*V' }), 401, { error: 'Invalid email or password' });
+    }
+  });
+
   test('200 {user: {id, name, email, role}}, email matched case-insensitively', async () => {
     const email = uniqueEmail('login');
     const { user, password } = await svc.createUser({ role: 'CLIENT', email, name: 'Login Person' });
