@@ -4,24 +4,20 @@
  * SQLite by default; BENCH_DATABASE_URL=postgres://… runs it on a fresh schema there (dropped after).
  */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/index.js';
 import { createStore } from '../src/db/store.js';
 import type { Role } from '../src/domain/model.js';
 import { newId } from '../src/ids.js';
 import { hashPassword } from '../src/passwords.js';
-import { freePort } from '../test/helpers/service.js';
+import { testConfig } from '../test/helpers/service.js';
 import { type HttpResult, contentBlock, jsonRequest, request, sessionCookie, streamUpload } from './http.js';
 import { KiB, MiB, fmtBytes, fmtMs, percentile, printTable, runLoad } from './load.js';
-import { RssSampler, type ServerProcess, memoryOf, startServer, waitHealthy } from './server.js';
+import { BUILT, RssSampler, type ServiceProcess, memoryOf, spawnService } from '../test/helpers/child-service.js';
 
-const ROOT = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 const GiB = 1024 * MiB;
 
 const UPLOAD_SIZES = [MiB, 100 * MiB, GiB];
@@ -42,10 +38,22 @@ const step = (msg: string) => console.error(`[bench] ${msg}`);
 let cleanup: () => Promise<void> = async () => {};
 
 async function main(): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'print-orders-bench-'));
   const pgUrl = process.env.BENCH_DATABASE_URL?.trim() || undefined;
-  const schema = pgUrl ? `bench_${randomBytes(6).toString('hex')}` : undefined;
-  const running: { server?: ServerProcess } = {};
+  const admin = { email: 'bench-admin@example.com', password: `bench-${randomBytes(9).toString('base64url')}` };
+  const made = await testConfig({
+    postgresUrl: pgUrl,
+    env: {
+      LOG_LEVEL: 'warn',
+      MAX_UPLOAD_BYTES: String(GiB + 64 * MiB),
+      ADMIN_EMAIL: admin.email,
+      ADMIN_PASSWORD: admin.password,
+      ADMIN_NAME: 'Bench Admin',
+      SHUTDOWN_GRACE_MS: '5000',
+    },
+  });
+  const { config } = made;
+  const port = config.port;
+  const running: { server?: ServiceProcess } = {};
   let cleaning: Promise<void> | undefined;
   cleanup = () =>
     (cleaning ??= (async () => {
@@ -53,37 +61,17 @@ async function main(): Promise<void> {
         step(`stopping the service (pid ${running.server.pid})`);
         await running.server.stop();
       }
-      fs.rmSync(dataDir, { recursive: true, force: true });
-      if (pgUrl && schema) await dropSchema(pgUrl, schema).catch((err: unknown) => step(`could not drop schema ${schema}: ${String(err)}`));
+      await made.cleanup().catch((err: unknown) => step(`could not clean up: ${String(err)}`));
     })());
 
-  const port = await freePort();
-  const admin = { email: 'bench-admin@example.com', password: `bench-${randomBytes(9).toString('base64url')}` };
-  const env: Record<string, string> = {
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: 'warn',
-    MAX_UPLOAD_BYTES: String(GiB + 64 * MiB),
-    ADMIN_EMAIL: admin.email,
-    ADMIN_PASSWORD: admin.password,
-    ADMIN_NAME: 'Bench Admin',
-    SHUTDOWN_GRACE_MS: '5000',
-    DATABASE_URL: pgUrl ?? `file:${path.join(dataDir, 'app.db')}`,
-    ...(schema && { DATABASE_SCHEMA: schema }),
-  };
-  const config = loadConfig(env);
-
+  const where = config.database.dialect === 'sqlite' ? config.database.file : `schema ${made.env.DATABASE_SCHEMA}`;
   console.log('print-order service benchmark');
   console.log(`  node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${fmtBytes(os.totalmem())} RAM, ${os.platform()} ${os.release()}`);
-  console.log(`  database: ${config.database.dialect}${schema ? ` (schema ${schema})` : ` (${config.database.dialect === 'sqlite' ? config.database.file : ''})`}`);
-  console.log(`  service: child process \`${path.basename(process.execPath)} dist/src/main.js\` on 127.0.0.1:${port}, data dir ${dataDir}`);
+  console.log(`  database: ${config.database.dialect} (${where})`);
+  console.log(`  service: child process \`${path.basename(process.execPath)} dist/src/main.js\` on 127.0.0.1:${port}, data dir ${config.dataDir}`);
   console.log('  client and server share the same machine (and its cores)\n');
 
-  const server = (running.server = startServer(ROOT, env, port));
-  const pid = server.pid;
-  await waitHealthy(server);
+  const { pid } = (running.server = await spawnService(made.env, { entry: BUILT }));
   step(`service up (pid ${pid})`);
 
   const login = await jsonRequest<unknown>(port, 'POST', '/api/auth/login', admin, 200);
@@ -232,16 +220,6 @@ async function seedUsers(databaseConfig: ReturnType<typeof loadConfig>['database
     await database.destroy();
   }
   return { ms: performance.now() - started };
-}
-
-async function dropSchema(url: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
 }
 
 let interrupted = false;

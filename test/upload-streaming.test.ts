@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { type ChildService, rssOf, startChildService } from './helpers/child-service.js';
+import { type ChildService, RssSampler, memoryOf, startChildService } from './helpers/child-service.js';
 import { type Part, filesUnder, multipart, partHead, repeat, streamRequest } from './helpers/upload.js';
 
 const MiB = 1024 * 1024;
@@ -58,7 +58,7 @@ function upload(fileBytes: number, fileFirst: boolean) {
 async function settledRss(): Promise<number> {
   let rss = 0;
   for (let i = 0; i < 5; i++) {
-    rss = Math.max(rss, await rssOf(svc.child.pid!));
+    rss = Math.max(rss, memoryOf(svc.pid)?.rss ?? 0);
     await new Promise((r) => setTimeout(r, 50));
   }
   return rss;
@@ -74,20 +74,14 @@ for (const { label, fileFirst } of [
     assert.equal(warm.status, 201, warm.text);
     const baseline = await settledRss();
 
-    let peak = baseline;
-    const sampler = setInterval(() => {
-      rssOf(svc.child.pid!).then(
-        (rss) => (peak = Math.max(peak, rss)),
-        () => {},
-      );
-    }, 50);
+    const sampler = new RssSampler(svc.pid, 50).start();
     let res;
     try {
       res = await upload(FILE_BYTES, fileFirst);
     } finally {
-      clearInterval(sampler);
+      sampler.stop();
     }
-    peak = Math.max(peak, await rssOf(svc.child.pid!));
+    const peak = Math.max(baseline, sampler.peak);
 
     assert.equal(res.status, 201, res.text);
     const body = res.body as { id: string; url: string; filename: string; size: number };

@@ -22,6 +22,8 @@ export const testDialect = process.env.TEST_DB === 'postgres' ? 'postgres' : 'sq
 export interface TestServiceOptions {
   /** Environment variables, as the service would read them (MAX_UPLOAD_BYTES, ADMIN_EMAIL, …). */
   env?: Record<string, string>;
+  /** PostgreSQL to run on, in a fresh schema dropped by cleanup; default TEST_DATABASE_URL under TEST_DB=postgres, else SQLite. */
+  postgresUrl?: string;
 }
 
 export async function freePort(): Promise<number> {
@@ -48,11 +50,11 @@ export async function testConfig(options: TestServiceOptions = {}): Promise<{ co
     ...options.env,
   };
   let schema: string | undefined;
-  if (testDialect === 'postgres') {
-    const url = process.env.TEST_DATABASE_URL;
-    if (!url) throw new Error('TEST_DB=postgres needs TEST_DATABASE_URL');
+  const postgresUrl = options.postgresUrl ?? (testDialect === 'postgres' ? process.env.TEST_DATABASE_URL : undefined);
+  if (testDialect === 'postgres' && !postgresUrl) throw new Error('TEST_DB=postgres needs TEST_DATABASE_URL');
+  if (postgresUrl) {
     schema = `test_${newId().replace(/-/g, '')}`;
-    env.DATABASE_URL = url;
+    env.DATABASE_URL = postgresUrl;
     env.DATABASE_SCHEMA = schema;
   }
   const config = loadConfig(env);
@@ -61,13 +63,13 @@ export async function testConfig(options: TestServiceOptions = {}): Promise<{ co
     env,
     cleanup: async () => {
       fs.rmSync(dataDir, { recursive: true, force: true });
-      if (schema) await dropSchema(schema);
+      if (schema) await dropSchema(postgresUrl!, schema);
     },
   };
 }
 
-async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
