@@ -5,10 +5,8 @@ import { PROJECT_ACTIONS, type ProjectAction, availableActions } from '../../dom
 import { uploadRefusal } from '../../domain/upload-policy.js';
 import { presentFile, presentProject } from '../../presenters/index.js';
 import { actorOf } from '../session.js';
-import { IdParams, Limit, Project, ProjectDetail, errorRef, pageOf } from '../schemas.js';
+import { IdParams, Limit, NullableString, Project, ProjectDetail, errorRef, pageOf } from '../schemas.js';
 import type { App, RouteContext } from './context.js';
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 /** Projects (interface.md) and their lifecycle actions (domain/project-lifecycle.ts). */
 export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
@@ -21,7 +19,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
       schema: {
         tags: ['projects'],
         summary: 'Create a project (status REQUESTED); an ADMIN may name its POC',
-        body: Type.Object({ name: Type.String({ minLength: 1 }), description: Type.Optional(Nullable(Type.String())), pocId: Type.Optional(Type.String()) }),
+        body: Type.Object({ name: Type.String({ minLength: 1 }), description: Type.Optional(NullableString()), pocId: Type.Optional(Type.String()) }),
         response: { 201: Project, 400: errorRef, 401: errorRef },
       },
     },
@@ -76,11 +74,11 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
         body: Type.Object(
           {
             name: Type.Optional(Type.String()),
-            description: Type.Optional(Nullable(Type.String())),
+            description: Type.Optional(NullableString()),
             pocId: Type.Optional(Type.String()),
             status: Type.Optional(Type.String()),
             piStatus: Type.Optional(Type.String()),
-            approval: Type.Optional(Type.Object({ status: Type.String(), note: Type.Optional(Nullable(Type.String())) })),
+            approval: Type.Optional(Type.Object({ status: Type.String(), note: Type.Optional(NullableString()) })),
           },
           { additionalProperties: false },
         ),
