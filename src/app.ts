@@ -65,10 +65,12 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
     closing = true;
   });
   app.addHook('onRequest', async (_req, reply) => {
-    if (closing) return reply.code(503).header('connection', 'close').send({ error: 'Service is shutting down' });
+    if (closing) return reply.code(503).send({ error: 'Service is shutting down' });
   });
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    // A request that was in flight when shutdown began closes its connection with its answer.
+    if (closing) reply.header('connection', 'close');
   });
 
   await app.register(cookie);

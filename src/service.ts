@@ -50,13 +50,10 @@ export async function startService(config: Config, options: Parameters<typeof bu
     close: () =>
       (closing ??= (async () => {
         const force = setTimeout(() => app.server.closeAllConnections(), deps.config.shutdownGraceMs);
-        // A keep-alive connection whose last request finishes after close() began would otherwise linger until the client drops it.
-        const reap = setInterval(() => app.server.closeIdleConnections(), 100);
         try {
           await app.close();
         } finally {
           clearTimeout(force);
-          clearInterval(reap);
           await deps.realtime.close();
           await deps.database.destroy();
         }
