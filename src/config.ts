@@ -7,8 +7,8 @@ export interface Config {
   dataDir: string;
   database: { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string; poolSize: number; schema?: string };
   publicUrl: string;
-  storageDriver: 'local';
-  realtimeDriver: 'memory';
+  storage: StorageConfig;
+  realtime: RealtimeConfig;
   maxUploadBytes: number;
   admin: { email: string; password: string; name: string } | null;
   sessionTtlHours: number;
@@ -19,6 +19,43 @@ export interface Config {
   /** Fastify's trustProxy: whether X-Forwarded-For names the client (behind a load balancer). */
   trustProxy: boolean | string;
 }
+
+/** Where documents are kept (STORAGE_DRIVER and its settings). */
+export type StorageConfig =
+  | { driver: 'local' }
+  | {
+      driver: 's3';
+      bucket: string;
+      region: string;
+      /** Custom endpoint of an S3-compatible store (MinIO, R2, …); AWS when unset. */
+      endpoint?: string;
+      forcePathStyle: boolean;
+      /** Base of the secure public address: `<publicUrl>/<key>`. */
+      publicUrl: string;
+    }
+  | {
+      driver: 'cloudinary';
+      cloudName: string;
+      apiKey: string;
+      apiSecret: string;
+      /** The SDK's upload_prefix (API base); Cloudinary's own when unset. */
+      uploadPrefix?: string;
+    };
+
+/** How notifications travel (REALTIME_DRIVER and its settings). */
+export type RealtimeConfig =
+  | { driver: 'memory' }
+  | { driver: 'redis'; url: string; channelPrefix: string }
+  | {
+      driver: 'pusher';
+      appId: string;
+      key: string;
+      secret: string;
+      cluster?: string;
+      host?: string;
+      port?: number;
+      useTLS: boolean;
+    };
 
 export class ConfigError extends Error {}
 
@@ -38,8 +75,6 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`PUBLIC_URL must be an http(s) URL, got "${publicUrl}"`);
   }
 
-  const storageDriver = oneOf(env, 'STORAGE_DRIVER', ['local'] as const, 'local');
-  const realtimeDriver = oneOf(env, 'REALTIME_DRIVER', ['memory'] as const, 'memory');
 
   const adminEmail = text(env, 'ADMIN_EMAIL');
   const adminPassword = text(env, 'ADMIN_PASSWORD');
@@ -56,8 +91,8 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     database: parseDatabase(env, dataDir),
     publicUrl,
-    storageDriver,
-    realtimeDriver,
+    storage: parseStorage(env),
+    realtime: parseRealtime(env),
     maxUploadBytes: integer(env, 'MAX_UPLOAD_BYTES', 100 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
     admin: adminEmail && adminPassword ? { email: adminEmail, password: adminPassword, name: text(env, 'ADMIN_NAME') ?? 'Administrator' } : null,
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 168, 1, 24 * 365),
@@ -85,6 +120,74 @@ function parseDatabase(env: Env, dataDir: string): Config['database'] {
   throw new ConfigError('DATABASE_URL must start with postgres://, postgresql://, file: or sqlite:');
 }
 
+function parseStorage(env: Env): StorageConfig {
+  const driver = oneOf(env, 'STORAGE_DRIVER', ['local', 's3', 'cloudinary'] as const, 'local');
+  switch (driver) {
+    case 'local':
+      return { driver };
+    case 's3': {
+      const bucket = required(env, 'S3_BUCKET', 'STORAGE_DRIVER=s3');
+      const region = text(env, 'S3_REGION') ?? text(env, 'AWS_REGION') ?? 'us-east-1';
+      const endpoint = optionalUrl(env, 'S3_ENDPOINT');
+      const forcePathStyle = flag(env, 'S3_FORCE_PATH_STYLE', false);
+      const fallbackPublicUrl = endpoint
+        ? forcePathStyle
+          ? `${endpoint}/${bucket}`
+          : endpoint.replace('://', `://${bucket}.`)
+        : `https://${bucket}.s3.${region}.amazonaws.com`;
+      return { driver, bucket, region, endpoint, forcePathStyle, publicUrl: optionalUrl(env, 'S3_PUBLIC_URL') ?? fallbackPublicUrl };
+    }
+    case 'cloudinary': {
+      const uploadPrefix = optionalUrl(env, 'CLOUDINARY_UPLOAD_PREFIX');
+      const url = text(env, 'CLOUDINARY_URL');
+      if (url) {
+        // cloudinary://<api key>:<api secret>@<cloud name>, as the Cloudinary console shows it
+        const m = /^cloudinary:\/\/([^:@/]+):([^@/]+)@([^/?#]+)/.exec(url);
+        if (!m) throw new ConfigError('CLOUDINARY_URL must look like cloudinary://<api key>:<api secret>@<cloud name>');
+        return { driver, apiKey: decodeURIComponent(m[1]!), apiSecret: decodeURIComponent(m[2]!), cloudName: m[3]!, uploadPrefix };
+      }
+      const needs = 'STORAGE_DRIVER=cloudinary without CLOUDINARY_URL';
+      return {
+        driver,
+        cloudName: required(env, 'CLOUDINARY_CLOUD_NAME', needs),
+        apiKey: required(env, 'CLOUDINARY_API_KEY', needs),
+        apiSecret: required(env, 'CLOUDINARY_API_SECRET', needs),
+        uploadPrefix,
+      };
+    }
+  }
+}
+
+function parseRealtime(env: Env): RealtimeConfig {
+  const driver = oneOf(env, 'REALTIME_DRIVER', ['memory', 'redis', 'pusher'] as const, 'memory');
+  switch (driver) {
+    case 'memory':
+      return { driver };
+    case 'redis': {
+      const url = required(env, 'REDIS_URL', 'REALTIME_DRIVER=redis');
+      if (!/^rediss?:\/\//.test(url)) throw new ConfigError('REDIS_URL must start with redis:// or rediss://');
+      return { driver, url, channelPrefix: text(env, 'REDIS_CHANNEL_PREFIX') ?? 'print-orders' };
+    }
+    case 'pusher': {
+      const needs = 'REALTIME_DRIVER=pusher';
+      const host = text(env, 'PUSHER_HOST');
+      const cluster = text(env, 'PUSHER_CLUSTER');
+      if (!host && !cluster) throw new ConfigError('REALTIME_DRIVER=pusher needs PUSHER_CLUSTER or PUSHER_HOST');
+      const port = text(env, 'PUSHER_PORT') === undefined ? undefined : integer(env, 'PUSHER_PORT', 443, 1, 65535);
+      return {
+        driver,
+        appId: required(env, 'PUSHER_APP_ID', needs),
+        key: required(env, 'PUSHER_KEY', needs),
+        secret: required(env, 'PUSHER_SECRET', needs),
+        cluster,
+        host,
+        port,
+        useTLS: flag(env, 'PUSHER_USE_TLS', true),
+      };
+    }
+  }
+}
+
 function parseTrustProxy(raw: string | undefined): boolean | string {
   if (raw === undefined || raw === 'false') return false;
   if (raw === 'true') return true;
@@ -94,6 +197,32 @@ function parseTrustProxy(raw: string | undefined): boolean | string {
 function text(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
   return value ? value : undefined;
+}
+
+function required(env: Env, name: string, because: string): string {
+  const value = text(env, name);
+  if (value === undefined) throw new ConfigError(`${because} needs ${name}`);
+  return value;
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function optionalUrl(env: Env, name: string): string | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  try {
+    const u = new URL(raw);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {

@@ -15,7 +15,7 @@ try {
 
 const service = await startService(config);
 const log = service.app.log;
-log.info(`Print-order service ready at ${config.publicUrl} (database: ${config.database.dialect}, storage: ${config.storageDriver}, realtime: ${config.realtimeDriver})`);
+log.info(`Print-order service ready at ${config.publicUrl} (database: ${config.database.dialect}, storage: ${config.storage.driver}, realtime: ${config.realtime.driver})`);
 if (!config.admin) log.info('No ADMIN_EMAIL/ADMIN_PASSWORD set: create the first admin with `npm run cli -- create-user --role ADMIN ...`');
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

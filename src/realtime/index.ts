@@ -1,14 +1,24 @@
 import type { Config } from '../config.js';
-import { MemoryBroker } from './memory/index.js';
 import { CHANNELS, EVENTS, type RealtimeBroker } from './types.js';
 
 export type { RealtimeBroker, Notification } from './types.js';
 
-/** The configured realtime driver. */
+/** The configured realtime driver. Only the chosen driver's code (and SDK) is loaded. */
 export async function createRealtime(config: Config): Promise<RealtimeBroker> {
-  switch (config.realtimeDriver) {
-    case 'memory':
+  const realtime = config.realtime;
+  switch (realtime.driver) {
+    case 'memory': {
+      const { MemoryBroker } = await import('./memory/index.js');
       return new MemoryBroker();
+    }
+    case 'redis': {
+      const { RedisBroker } = await import('./redis/index.js');
+      return RedisBroker.connect(realtime);
+    }
+    case 'pusher': {
+      const { PusherBroker } = await import('./pusher/index.js');
+      return new PusherBroker(realtime);
+    }
   }
 }
 
