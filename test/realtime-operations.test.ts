@@ -127,6 +127,19 @@ describe('operations', () => {
     assert.equal((await svc.anonymous.get('/readyz')).status, 200);
   });
 
+  test('/readyz answers 503 when a dependency hangs instead of waiting on it', async () => {
+    const realtime = svc.deps.realtime;
+    const check = realtime.check;
+    realtime.check = () => new Promise(() => {});
+    try {
+      const res = await svc.anonymous.get('/readyz');
+      assert.equal(res.status, 503);
+      assert.deepEqual(res.body, { error: 'Not ready: realtime (no answer within 3000 ms)' });
+    } finally {
+      realtime.check = check;
+    }
+  });
+
   test('/api/openapi.json is valid JSON describing every /api endpoint', async () => {
     // Read with fetch, not Client: the document names a "password" property, which Client refuses in any body.
     const res = await fetch(new URL('/api/openapi.json', svc.url));

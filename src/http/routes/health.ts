@@ -1,5 +1,8 @@
 import type { App, RouteContext } from './context.js';
 
+/** A dependency that hangs is as unready as one that refuses; a load balancer should not wait on it. */
+const CHECK_TIMEOUT_MS = 3000;
+
 /** Liveness and readiness (interface.md, Operations). */
 export async function healthRoutes(app: App, { deps }: RouteContext) {
   app.get('/healthz', { schema: { tags: ['operations'], summary: 'The process runs' } }, async () => ({ status: 'ok' }));
@@ -13,7 +16,7 @@ export async function healthRoutes(app: App, { deps }: RouteContext) {
     const results = await Promise.all(
       Object.entries(checks).map(async ([name, check]) => {
         try {
-          await check();
+          await withTimeout(check(), CHECK_TIMEOUT_MS);
           return [name, 'ok'] as const;
         } catch (err) {
           return [name, err instanceof Error ? err.message : 'failed'] as const;
@@ -26,4 +29,16 @@ export async function healthRoutes(app: App, { deps }: RouteContext) {
     }
     return { status: 'ready', checks: Object.fromEntries(results) };
   });
+}
+
+async function withTimeout(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
