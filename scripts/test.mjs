@@ -57,6 +57,7 @@ function runSuite(label, env) {
 
 if (!only.length) {
   run('type check (tsc --noEmit)', process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', root]);
+  run('type check the web app (tsc -p web)', process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', path.join(root, 'web')]);
   run('lint (eslint)', process.execPath, [path.join(root, 'node_modules/eslint/bin/eslint.js'), root]);
 }
 

@@ -16,6 +16,7 @@ import { projectRoutes } from './http/routes/projects.js';
 import { realtimeRoutes } from './http/routes/realtime.js';
 import { teamRoutes } from './http/routes/team.js';
 import { uploadRoutes } from './http/routes/upload.js';
+import { webRoutes } from './http/routes/web.js';
 import { ErrorBody } from './http/schemas.js';
 import { sessionHooks } from './http/session.js';
 
@@ -39,8 +40,11 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
-/** The HTTP application over the given dependencies. Tests build it too. */
-export async function buildApp(deps: Deps, options: { logger?: FastifyServerOptions['logger'] } = {}): Promise<App> {
+/**
+ * The HTTP application over the given dependencies. Tests build it too. `webRoot`: the built web
+ * app served at `/` (default: dist/web under the package root).
+ */
+export async function buildApp(deps: Deps, options: { logger?: FastifyServerOptions['logger']; webRoot?: string | null } = {}): Promise<App> {
   const app = Fastify({
     logger: options.logger ?? loggerOptions(deps.config.logLevel),
     requestIdHeader: 'x-request-id',
@@ -88,5 +92,6 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   for (const routes of [authRoutes, teamRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, healthRoutes]) {
     await app.register(routes, context);
   }
+  await app.register(webRoutes(options.webRoot));
   return app;
 }

@@ -1,0 +1,497 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, test } from 'node:test';
+import { type Browser, type BrowserContext, type Locator, type Page, type Route, chromium } from 'playwright-core';
+import { type TestService, startTestService, testDialect } from '../helpers/service.js';
+
+/**
+ * The web app in a real browser (Debian's Chromium through playwright-core), against a real
+ * service: an admin and a POC, each in their own browser context, through sign-in, the team, a
+ * project's lifecycle, an upload with its progress bar, live refreshes and a refused upload.
+ * Screenshots of each page land in docs/screenshots.
+ */
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const WEB_SOURCES = path.join(ROOT, 'web');
+const WEB_BUILD = path.join(ROOT, 'dist', 'web');
+const SCREENSHOTS = path.join(ROOT, 'docs', 'screenshots');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const skip =
+  testDialect !== 'sqlite'
+    ? 'the browser tests run in the SQLite pass only (the API suites cover PostgreSQL)'
+    : !fs.existsSync(CHROMIUM)
+      ? `no Chromium at ${CHROMIUM} (install it, e.g. apt-get install chromium, or set CHROMIUM_PATH)`
+      : null;
+if (skip) console.log(`NOTICE: test/e2e/web.e2e.test.ts skipped: ${skip}`);
+
+const ADMIN = { name: 'Ada Admin', email: 'ada@example.com', password: 'ada-admin-pass' };
+const POC = { name: 'Priya Sharma', email: 'priya@example.com', password: 'priya-pass-42' };
+const CLIENT = { name: 'Carl Client', email: 'carl@example.com', password: 'carl-pass-1' };
+const PROJECT = 'Spring catalogue 2027';
+const UPLOAD_BYTES = 6 * 1024 * 1024;
+
+/** Newest modification time of any file under dir. */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * The tests need the built app (dist/web). `npm ci` builds it; after editing web/ a stale bundle
+ * must not be tested, so rebuild when any source is newer than dist/web/index.html. The build goes
+ * to a temporary directory first and then replaces dist/web, so a concurrent run never sees half of one.
+ */
+async function ensureFreshBuild(): Promise<void> {
+  const index = path.join(WEB_BUILD, 'index.html');
+  if (fs.existsSync(index) && fs.statSync(index).mtimeMs >= newestMtime(WEB_SOURCES)) return;
+  console.log('NOTICE: building the web app (dist/web is missing or older than web/)');
+  const tmp = `${WEB_BUILD}.tmp-${process.pid}`;
+  const old = `${WEB_BUILD}.old-${process.pid}`;
+  try {
+    const vite = path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
+    await promisify(execFile)(process.execPath, [vite, 'build', '--config', 'web/vite.config.ts', '--outDir', tmp, '--emptyOutDir', '--logLevel', 'warn'], { cwd: ROOT });
+    if (fs.existsSync(WEB_BUILD)) fs.renameSync(WEB_BUILD, old);
+    try {
+      fs.renameSync(tmp, WEB_BUILD);
+    } catch (err) {
+      // Another run put its own fresh build in place meanwhile: use that one.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY' && (err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    fs.rmSync(old, { recursive: true, force: true });
+  }
+}
+
+/** Console errors and uncaught exceptions, from every page of the run. */
+const problems: string[] = [];
+/**
+ * The browser logs every 4xx answer as a console error ("Failed to load resource"). These are the
+ * ones the scenarios cause on purpose: the session check before signing in, the wrong password and
+ * the throttled logins, the team forms' refusals, and the refused upload. Any other is a problem.
+ */
+const EXPECTED_FAILED_LOADS: { path: RegExp; status: number[] }[] = [
+  { path: /^\/api\/auth\/session$/, status: [401] },
+  { path: /^\/api\/auth\/login$/, status: [401, 429] },
+  { path: /^\/api\/team(\/[\w-]+)?$/, status: [400, 409] },
+  { path: /^\/api\/upload$/, status: [400] },
+];
+
+function watch(page: Page, who: string): Page {
+  page.on('console', (msg) => {
+    if (msg.type() !== 'error') return;
+    const failed = /^Failed to load resource: the server responded with a status of (\d+)/.exec(msg.text());
+    if (failed) {
+      const at = new URL(msg.location().url).pathname;
+      if (EXPECTED_FAILED_LOADS.some((e) => e.path.test(at) && e.status.includes(Number(failed[1])))) return;
+    }
+    problems.push(`${who}: console error: ${msg.text()} (${msg.location().url})`);
+  });
+  page.on('pageerror', (err) => problems.push(`${who}: uncaught ${err.name}: ${err.message}`));
+  return page;
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Waits until the locator's whole text is `text` (Playwright's auto-waiting, with an exact filter). */
+async function hasText(locator: Locator, text: string | RegExp): Promise<void> {
+  const exact = typeof text === 'string' ? new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`) : text;
+  await locator.filter({ hasText: exact }).first().waitFor();
+}
+
+const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+
+/** The text of the element that describes a form control (aria-describedby): where the app puts the API's error. */
+async function descriptionOf(control: Locator): Promise<string> {
+  const ids = (await control.getAttribute('aria-describedby')) ?? '';
+  const texts = await Promise.all(ids.split(/\s+/).filter(Boolean).map((id) => control.page().locator(`[id="${id}"]`).textContent()));
+  return texts.join(' ').trim();
+}
+
+async function signIn(page: Page, who: { email: string; password: string }): Promise<void> {
+  await page.goto(svc.url);
+  await heading(page, 'Sign in').waitFor();
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await heading(page, 'Dashboard').waitFor();
+}
+
+let svc: TestService;
+let browser: Browser;
+let adminContext: BrowserContext;
+let pocContext: BrowserContext;
+let admin: Page;
+let poc: Page;
+let projectId: string;
+let dispatchedId: string;
+const teamAnswersToPoc: { url: string; status: number }[] = [];
+
+// Skipped, it still counts: one skipped test in the summary, besides the notice above.
+if (skip) test('the web app in a browser', { skip }, () => {});
+else describeBrowserTests();
+
+function describeBrowserTests() {
+  describe('the web app in a browser', { timeout: 600_000 }, () => {
+    before(async () => {
+      await ensureFreshBuild();
+      svc = await startTestService({
+        env: { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ADMIN_NAME: ADMIN.name, LOGIN_MAX_FAILURES_PER_EMAIL: '3' },
+      });
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
+      });
+      adminContext = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-GB' });
+      // The POC's browser speaks German: dates must follow it.
+      pocContext = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'de-DE' });
+      for (const context of [adminContext, pocContext]) context.setDefaultTimeout(30_000);
+      pocContext.on('response', (res) => {
+        if (new URL(res.url()).pathname.startsWith('/api/team')) teamAnswersToPoc.push({ url: res.url(), status: res.status() });
+      });
+      admin = watch(await adminContext.newPage(), 'admin');
+    });
+
+    after(async () => {
+      await browser?.close();
+      await svc?.close();
+    });
+
+    test('a wrong password gets a clear message; then the admin signs in with the keyboard alone', async () => {
+      await admin.goto(svc.url);
+      await heading(admin, 'Sign in').waitFor();
+      await screenshot(admin, 'sign-in');
+
+      for (let i = 0; i < 5 && (await admin.evaluate(() => document.activeElement?.id)) !== 'email'; i++) await admin.keyboard.press('Tab');
+      assert.equal(await admin.evaluate(() => document.activeElement?.id), 'email', 'Tab reaches the email field');
+      await admin.keyboard.type(ADMIN.email);
+      await admin.keyboard.press('Tab');
+      await admin.keyboard.type('not the password');
+      await admin.keyboard.press('Enter');
+      await hasText(admin.getByRole('alert'), 'Wrong email or password. Check both and try again.');
+      assert.equal(await descriptionOf(admin.getByLabel('Password')), 'Wrong email or password. Check both and try again.');
+
+      // Focus stays in the password field: select it, type the right one, Enter.
+      assert.equal(await admin.evaluate(() => document.activeElement?.id), 'password');
+      await admin.keyboard.press('Control+A');
+      await admin.keyboard.type(ADMIN.password);
+      await admin.keyboard.press('Enter');
+      await heading(admin, 'Dashboard').waitFor();
+      await hasText(admin.getByTestId('live'), 'Live');
+
+      // On to the projects with Tab and Enter: the focus moves to the new page's heading.
+      for (let i = 0; i < 10 && (await admin.evaluate(() => document.activeElement?.textContent)) !== 'Projects'; i++) await admin.keyboard.press('Shift+Tab');
+      await admin.keyboard.press('Enter');
+      await heading(admin, 'Projects').waitFor();
+      assert.equal(await admin.evaluate(() => document.activeElement?.tagName), 'H1');
+    });
+
+    test('too many failed sign-ins get a clear message about waiting', async () => {
+      const context = await browser.newContext();
+      try {
+        const page = watch(await context.newPage(), 'throttled');
+        await page.goto(svc.url);
+        await page.getByLabel('Email').fill('nobody@example.com');
+        await page.getByLabel('Password').fill('guess');
+        for (let attempt = 1; attempt <= 3; attempt++) {
+          const answer = page.waitForResponse((r) => r.url().endsWith('/api/auth/login'));
+          await page.getByRole('button', { name: 'Sign in' }).click();
+          assert.equal((await answer).status(), 401);
+        }
+        const throttled = page.waitForResponse((r) => r.url().endsWith('/api/auth/login'));
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        assert.equal((await throttled).status(), 429);
+        await hasText(page.getByRole('alert'), 'Too many failed attempts. For your security, signing in is paused: try again in 15 minutes.');
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('the admin adds members on the Team page, with the API’s errors next to the fields', async () => {
+      await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Team' }).click();
+      await heading(admin, 'Team').waitFor();
+      const form = admin.locator('form', { has: admin.getByRole('button', { name: 'Add member' }) });
+
+      // Nothing filled in: the specification's message, by each field it names.
+      await form.getByRole('button', { name: 'Add member' }).click();
+      await hasText(form.locator('.field-error').first(), 'Name, email and password are required');
+      for (const label of ['Name', 'Email', 'Password']) {
+        assert.match(await descriptionOf(form.getByLabel(label, { exact: true })), /^Name, email and password are required/, label);
+      }
+
+      for (const member of [
+        { ...POC, role: 'POC (point of contact)', branch: 'Pune' },
+        { ...CLIENT, role: 'Client', branch: 'Mumbai' },
+      ]) {
+        await form.getByLabel('Name', { exact: true }).fill(member.name);
+        await form.getByLabel('Email', { exact: true }).fill(member.email);
+        await form.getByLabel('Password', { exact: true }).fill(member.password);
+        await form.getByLabel('Role').selectOption({ label: member.role });
+        await form.getByLabel('Branch (optional)').fill(member.branch);
+        await form.getByRole('button', { name: 'Add member' }).click();
+        await admin.getByTestId(`member-${member.email}`).waitFor();
+        assert.equal(await form.getByLabel('Name', { exact: true }).inputValue(), '', 'the form is emptied after adding');
+      }
+      await hasText(admin.getByTestId(`member-${POC.email}`).locator('td').nth(1), 'POC');
+      await screenshot(admin, 'team');
+
+      // The same email again: 409, next to the email field.
+      await form.getByLabel('Name', { exact: true }).fill('Priya again');
+      await form.getByLabel('Email', { exact: true }).fill(POC.email.toUpperCase());
+      await form.getByLabel('Password', { exact: true }).fill('whatever-1');
+      await form.getByRole('button', { name: 'Add member' }).click();
+      await hasText(form.locator('.field-error'), 'Email already exists');
+      assert.equal(await descriptionOf(form.getByLabel('Email', { exact: true })), 'Email already exists');
+    });
+
+    test('the admin edits, deactivates, reactivates and resets the password of a member; the last admin keeps the role', async () => {
+      const row = admin.getByTestId(`member-${CLIENT.email}`);
+      await row.getByRole('button', { name: `Edit ${CLIENT.name}` }).click();
+      const edit = admin.getByRole('form', { name: `Edit ${CLIENT.name}` });
+      await edit.getByLabel('Location').fill('Andheri');
+      await edit.getByRole('button', { name: 'Save' }).click();
+      await hasText(admin.getByRole('status').filter({ hasText: 'saved' }), `${CLIENT.name} is saved.`);
+      await hasText(row.locator('td').nth(2), 'Mumbai · Andheri');
+
+      await row.getByRole('button', { name: `Deactivate ${CLIENT.name}` }).click();
+      await hasText(row.locator('.badge'), 'Inactive');
+      await row.getByRole('button', { name: `Reactivate ${CLIENT.name}` }).click();
+      await hasText(row.locator('.badge'), 'Active');
+
+      await row.getByRole('button', { name: `Reset password of ${CLIENT.name}` }).click();
+      const reset = admin.getByRole('form', { name: `New password for ${CLIENT.name}` });
+      await reset.getByRole('button', { name: 'Set password' }).click();
+      await reset.locator('.field-error').waitFor();
+      assert.match(await descriptionOf(reset.getByLabel(`New password for ${CLIENT.name}`)), /^password /, 'an empty password is refused by the field');
+      await reset.getByLabel(`New password for ${CLIENT.name}`).fill('carl-new-pass-2');
+      await reset.getByRole('button', { name: 'Set password' }).click();
+      await hasText(admin.getByRole('status').filter({ hasText: 'password' }), `${CLIENT.name}’s password is changed; their sessions have ended.`);
+      const login = await fetch(new URL('/api/auth/login', svc.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: CLIENT.email, password: 'carl-new-pass-2' }) });
+      assert.equal(login.status, 200, 'the new password signs in');
+
+      // The only admin cannot make themselves a POC: the API's reason, by the Role field.
+      const me = admin.getByTestId(`member-${ADMIN.email}`);
+      await me.getByRole('button', { name: `Edit ${ADMIN.name}` }).click();
+      const editMe = admin.getByRole('form', { name: `Edit ${ADMIN.name}` });
+      await editMe.getByLabel('Role').selectOption({ label: 'POC (point of contact)' });
+      await editMe.getByRole('button', { name: 'Save' }).click();
+      await hasText(editMe.locator('.field-error'), 'The last active admin cannot be demoted or deactivated');
+      assert.equal(await descriptionOf(editMe.getByLabel('Role')), 'The last active admin cannot be demoted or deactivated');
+      await editMe.getByRole('button', { name: 'Cancel' }).click();
+    // The focus goes back to the button that opened the form.
+    await admin.waitForFunction((name) => document.activeElement?.textContent === `Edit ${name}`, ADMIN.name);
+    });
+
+    test('the admin creates a project for the POC, approves it, and the PI is submitted and verified', async () => {
+      await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
+      await heading(admin, 'Projects').waitFor();
+      await admin.getByRole('link', { name: 'New project' }).click();
+      await heading(admin, 'New project').waitFor();
+      await admin.getByLabel('Name', { exact: true }).fill(PROJECT);
+      await admin.getByLabel('Description (optional)').fill('A5, 48 pages, 2,000 copies');
+      await admin.getByLabel('Point of contact').selectOption({ label: `${POC.name} (${POC.email}, POC)` });
+      await admin.getByRole('button', { name: 'Create project' }).click();
+      await heading(admin, PROJECT).waitFor();
+      projectId = new URL(admin.url()).pathname.split('/').pop()!;
+
+      const status = admin.getByTestId('project-status');
+      const pi = admin.getByTestId('project-pi');
+      await hasText(status, 'Requested');
+      // Only what the admin may do now is offered.
+      await admin.getByRole('button', { name: 'Approve', exact: true }).waitFor();
+      assert.equal(await admin.getByRole('button', { name: 'Verify PI' }).count(), 0);
+      assert.equal(await admin.getByTestId('reason-PO').textContent(), 'PO can only be uploaded after project approval');
+
+      await admin.getByRole('button', { name: 'Approve', exact: true }).click();
+      await hasText(status, 'Approved');
+      await hasText(admin.getByTestId('project-approval'), /^Approved by You, /);
+      await admin.getByRole('button', { name: 'Submit PI' }).click();
+      await hasText(pi, 'Submitted, awaiting verification');
+      await admin.getByRole('button', { name: 'Verify PI' }).click();
+      await hasText(pi, 'Verified');
+      assert.equal(await admin.getByRole('button', { name: 'Approve', exact: true }).count(), 0);
+      await admin.getByRole('button', { name: 'Start printing' }).waitFor();
+      // The activity lists each step, newest first.
+      await hasText(admin.locator('.activity li').first(), /You verified the PI/);
+      assert.equal(await admin.locator('.activity li').count(), 4);
+    });
+
+    test('the project list filters by status and searches by name', async () => {
+      // Two more projects, straight in the database, so the list has something to filter.
+      const users = await svc.deps.store.users.list();
+      const pocId = users.find((u) => u.email === POC.email)!.id;
+      dispatchedId = (await svc.createProject(pocId, { name: 'Autumn leaflets', status: 'DISPATCHED', piStatus: 'VERIFIED' })).id;
+      await svc.createProject(users.find((u) => u.email === ADMIN.email)!.id, { name: 'Trade fair banners' });
+
+      await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
+      await heading(admin, 'Projects').waitFor();
+      const rows = admin.locator('tbody tr');
+      await hasText(admin.getByRole('status').filter({ hasText: 'Showing' }), 'Showing 3 projects (all)');
+      await screenshot(admin, 'projects');
+
+      await admin.getByLabel('Name contains').fill('catalogue');
+      await admin.getByLabel('Name contains').press('Enter');
+      await hasText(admin.getByRole('status').filter({ hasText: 'Showing' }), 'Showing 1 project (all)');
+      assert.equal(await rows.first().getByRole('link').textContent(), PROJECT);
+      assert.match(admin.url(), /\?q=catalogue$/);
+
+      await admin.getByRole('button', { name: 'Clear filters' }).click();
+      await admin.getByLabel('Status', { exact: true }).selectOption({ label: 'Dispatched' });
+      await hasText(admin.getByRole('status').filter({ hasText: 'Showing' }), 'Showing 1 project (all)');
+      assert.equal(await rows.first().getByRole('link').textContent(), 'Autumn leaflets');
+      await admin.getByLabel('Status', { exact: true }).selectOption({ label: 'Delivered' });
+      await hasText(admin.locator('.empty'), 'No project matches these filters.');
+      await admin.getByRole('button', { name: 'Clear filters' }).click();
+      await hasText(admin.getByRole('status').filter({ hasText: 'Showing' }), 'Showing 3 projects (all)');
+    });
+
+    test('the POC signs in elsewhere, uploads a PO with a progress bar, and the admin’s dashboard counts it without a reload', async () => {
+      // The admin watches the dashboard.
+      await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard' }).click();
+      await heading(admin, 'Dashboard').waitFor();
+      await hasText(admin.getByTestId('documents-PO').locator('dd'), '0');
+      await hasText(admin.getByTestId('live'), 'Live');
+      await admin.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+
+      poc = watch(await pocContext.newPage(), 'poc');
+      await signIn(poc, POC);
+      assert.equal(await poc.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Team' }).count(), 0, 'no Team link for a POC');
+      await poc.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
+      await heading(poc, 'Projects').waitFor();
+      // Their own two projects, not the admin's.
+      await hasText(poc.getByRole('status').filter({ hasText: 'Showing' }), 'Showing 2 projects (all)');
+      await poc.getByRole('link', { name: PROJECT }).click();
+      await heading(poc, PROJECT).waitFor();
+      await hasText(poc.getByTestId('live'), 'Live');
+
+      // Dates follow the browser's locale (de-DE: 21.11.2026, 14:05).
+      assert.match((await poc.locator('.facts time').first().textContent()) ?? '', /^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}$/);
+
+      // Only PO may be uploaded now; the others say why not, in the API's words.
+      assert.equal(await poc.getByLabel('Purchase order (PO)').isChecked(), true);
+      assert.equal(await poc.getByLabel('Delivery note (challan)').isDisabled(), true);
+      assert.equal(await poc.getByTestId('reason-CHALLAN').textContent(), 'Challan can only be uploaded after dispatch');
+      assert.equal(await poc.getByTestId('reason-INVOICE').textContent(), 'Invoice can only be uploaded after dispatch');
+      assert.equal(await descriptionOf(poc.getByLabel('Invoice', { exact: true })), 'Invoice can only be uploaded after dispatch');
+
+      await poc.getByLabel('Drop a file here, or choose one').setInputFiles({ name: 'order.pdf', mimeType: 'application/pdf', buffer: Buffer.alloc(UPLOAD_BYTES, 0x25) });
+      await hasText(poc.getByTestId('chosen-file'), /^order\.pdf · /);
+      const uploaded = poc.waitForResponse((r) => r.url().endsWith('/api/upload'));
+      await poc.getByRole('button', { name: 'Upload', exact: true }).click();
+      await poc.locator('progress').waitFor();
+      assert.equal((await uploaded).status(), 201);
+      await hasText(poc.getByRole('status').filter({ hasText: 'order.pdf' }), /^order\.pdf \(.+\) is uploaded as purchase order \(po\)\.$/);
+      const bar = await poc.locator('progress').evaluate((p: HTMLProgressElement) => ({ value: p.value, max: p.max }));
+      assert.ok(bar.max > UPLOAD_BYTES, `the bar counts the bytes sent (${bar.max})`);
+      assert.equal(bar.value, bar.max, 'the progress bar reaches its end');
+      const link = poc.getByTestId('files-PO').getByRole('link', { name: 'order.pdf', exact: true });
+      assert.match((await link.getAttribute('href')) ?? '', new RegExp(`^${svc.url}/files/print-orders/${projectId}/po/po_\\d+\\.pdf$`));
+      const file = await fetch((await link.getAttribute('href'))!);
+      assert.equal(file.status, 200);
+      assert.equal((await file.arrayBuffer()).byteLength, UPLOAD_BYTES);
+
+      // The admin's dashboard, untouched, now counts it.
+      await hasText(admin.getByTestId('documents-PO').locator('dd'), '1');
+      await hasText(admin.locator('.activity li').first(), new RegExp(`${POC.name} uploaded a PO in ${PROJECT}`));
+      assert.equal(await admin.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true, 'the dashboard was not reloaded');
+      await screenshot(admin, 'dashboard');
+    });
+
+    test('an upload the rules refuse shows the API’s message as is', async () => {
+      // The rules change between the POC's page load and their upload: the admin cancels the
+      // project while the POC's page has not caught up yet (its refresh of the project is held back).
+      const held: Route[] = [];
+      const projectPattern = `**/api/projects/${projectId}`;
+      let holding = true;
+      await poc.route(projectPattern, (route) => (holding && route.request().method() === 'GET' ? held.push(route) : route.continue()));
+
+      const admin2 = watch(await adminContext.newPage(), 'admin (second tab)');
+      await admin2.goto(`${svc.url}/projects/${projectId}`);
+      await heading(admin2, PROJECT).waitFor();
+      await admin2.getByTestId('files-PO').getByRole('link', { name: 'order.pdf', exact: true }).waitFor();
+      await screenshot(admin2, 'project');
+      await admin2.getByRole('button', { name: 'Cancel project' }).click();
+      await admin2.getByRole('button', { name: 'Yes, cancel the project' }).click();
+      await hasText(admin2.getByTestId('project-status'), 'Cancelled');
+
+      // The POC's page still offers PO.
+      assert.equal(await poc.getByLabel('Purchase order (PO)').isChecked(), true);
+      await poc.getByLabel('Drop a file here, or choose one').setInputFiles({ name: 'late-order.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4 late') });
+      const answer = poc.waitForResponse((r) => r.url().endsWith('/api/upload'));
+      await poc.getByRole('button', { name: 'Upload', exact: true }).click();
+      const refusal = await answer;
+      assert.equal(refusal.status(), 400);
+      const { error } = (await refusal.json()) as { error: string };
+      assert.equal(error, 'PO can only be uploaded after project approval');
+      await poc.getByTestId('upload-error').waitFor();
+      assert.equal(await poc.getByTestId('upload-error').textContent(), error, 'the API’s message, as is');
+
+      // Let the page catch up: PO is no longer offered, with the same reason.
+      holding = false;
+      for (const route of held) await route.continue();
+      await poc.unroute(projectPattern);
+      await hasText(poc.getByTestId('project-status'), 'Cancelled');
+      await hasText(poc.getByTestId('reason-PO'), error);
+      assert.equal(await poc.getByLabel('Purchase order (PO)').isDisabled(), true);
+      assert.equal(await poc.getByTestId('files-PO').getByRole('link').count(), 1, 'nothing was added');
+      await admin2.close();
+    });
+
+    test('a POC has no Team page: no team data on screen, and no request to /api/team succeeds', async () => {
+      await poc.goto(`${svc.url}/team`);
+      await heading(poc, 'Team').waitFor();
+      await poc.getByTestId('team-forbidden').waitFor();
+      assert.equal(await poc.getByRole('table').count(), 0);
+      const text = (await poc.locator('main').textContent()) ?? '';
+      for (const other of [ADMIN.email, CLIENT.email, CLIENT.name]) assert.ok(!text.includes(other), `${other} is not shown`);
+      // Every page the POC opened, this one included.
+      assert.deepEqual(teamAnswersToPoc.filter((r) => r.status >= 200 && r.status < 300), []);
+      assert.deepEqual(teamAnswersToPoc, [], 'the app does not even ask');
+    });
+
+    test('on a phone-sized screen the pages fit the width', async () => {
+      const phone = watch(await pocContext.newPage(), 'poc (phone)');
+      await phone.setViewportSize({ width: 390, height: 844 });
+      for (const [url, title] of [
+        ['/', 'Dashboard'],
+        ['/projects', 'Projects'],
+        [`/projects/${projectId}`, PROJECT],
+        [`/projects/${dispatchedId}`, 'Autumn leaflets'],
+      ] as const) {
+        await phone.goto(`${svc.url}${url}`);
+        await heading(phone, title).waitFor();
+        const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        assert.ok(overflow <= 0, `${url} scrolls sideways by ${overflow}px`);
+      }
+      // A dispatched project: the POC may mark it delivered and upload the challan and the invoice.
+      await phone.getByRole('button', { name: 'Mark delivered' }).waitFor();
+      assert.equal(await phone.getByLabel('Delivery note (challan)').isDisabled(), false);
+      await screenshot(phone, 'phone');
+      await phone.close();
+    });
+
+    test('signing out returns to the sign-in page, and the session is gone', async () => {
+      for (const page of [poc, admin]) {
+        await page.getByRole('button', { name: 'Sign out' }).click();
+        await heading(page, 'Sign in').waitFor();
+        assert.equal(new URL(page.url()).pathname, '/');
+        const session = await page.evaluate(async () => (await fetch('/api/auth/session')).status);
+        assert.equal(session, 401);
+      }
+    });
+
+    test('no page logged a console error or threw', () => {
+      assert.deepEqual(problems, []);
+    });
+  });
+}

@@ -1,0 +1,213 @@
+/** The service's JSON API, as the web app uses it (same origin: the session cookie goes along). */
+
+export const ROLES = ['ADMIN', 'POC', 'CLIENT'] as const;
+export type Role = (typeof ROLES)[number];
+export const PROJECT_STATUSES = ['REQUESTED', 'APPROVED', 'PRINTING', 'DISPATCHED', 'DELIVERED', 'CANCELLED'] as const;
+export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
+export type PiStatus = 'PENDING' | 'SUBMITTED' | 'VERIFIED' | 'REJECTED';
+export type ApprovalStatus = 'PENDING' | 'APPROVED' | 'REJECTED';
+export const DOCUMENT_TYPES = ['PO', 'CHALLAN', 'INVOICE'] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+export type ProjectAction = 'approve' | 'reject' | 'submit-pi' | 'verify-pi' | 'reject-pi' | 'start-printing' | 'dispatch' | 'deliver' | 'cancel';
+
+export interface SessionUser {
+  id: string;
+  name: string;
+  email: string;
+  role: Role;
+}
+
+export interface Project {
+  id: string;
+  name: string;
+  description: string | null;
+  pocId: string;
+  status: ProjectStatus;
+  piStatus: PiStatus;
+  approval: { status: ApprovalStatus; note: string | null; decidedById: string | null; decidedAt: string | null } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface FileUpload {
+  id: string;
+  projectId: string;
+  type: DocumentType;
+  url: string;
+  filename: string;
+  size: number;
+  contentType: string;
+  uploadedById: string;
+  createdAt: string;
+}
+
+export interface ProjectDetail extends Project {
+  files: FileUpload[];
+  /** The lifecycle actions the signed-in user may take now. */
+  allowedActions: ProjectAction[];
+  /** Per document type: null when the signed-in user may upload it now, else the reason the API would refuse it. */
+  uploads: Record<DocumentType, string | null>;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface ActivityEntry {
+  id: string;
+  userId: string;
+  action: string;
+  entityType: string;
+  entityId: string;
+  details: Record<string, unknown>;
+  createdAt: string;
+}
+
+export interface Stats {
+  projects: { total: number; byStatus: Record<ProjectStatus, number> };
+  documents: { total: number; byType: Record<DocumentType, number> };
+  team?: { total: number; active: number; byRole: Record<Role, number> };
+}
+
+export interface TeamMember {
+  id: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  role: Role;
+  location: string | null;
+  branch: string | null;
+  active: boolean;
+  createdAt: string;
+}
+
+/** A refusal of the API: its status and its `{"error"}` message, as is. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly retryAfterSeconds: number | null = null,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+const errorOf = (status: number, body: unknown, retryAfter: string | null): ApiError => {
+  const message =
+    body && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string'
+      ? (body as { error: string }).error
+      : `The service answered ${status}`;
+  const seconds = retryAfter !== null && /^\d+$/.test(retryAfter) ? Number(retryAfter) : null;
+  return new ApiError(status, message, seconds);
+};
+
+/** One JSON request. A non-2xx answer becomes an ApiError carrying the API's message. */
+export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, 'The service cannot be reached. Check your connection and try again.');
+  }
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (!res.ok) throw errorOf(res.status, parsed, res.headers.get('retry-after'));
+  return parsed as T;
+}
+
+const query = (params: Record<string, string | number | undefined>) => {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+};
+
+export interface ProjectFilter {
+  status?: string;
+  q?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface NewMember {
+  name: string;
+  email: string;
+  password: string;
+  role: Role;
+  phone?: string;
+  location?: string;
+  branch?: string;
+}
+
+export type MemberChange = Partial<{ name: string; phone: string | null; role: Role; location: string | null; branch: string | null; active: boolean; password: string }>;
+
+export const api = {
+  session: () => request<{ user: SessionUser; expiresAt: string }>('GET', '/api/auth/session'),
+  login: (email: string, password: string) => request<{ user: SessionUser }>('POST', '/api/auth/login', { email, password }),
+  logout: () => request<void>('POST', '/api/auth/logout'),
+
+  stats: () => request<Stats>('GET', '/api/dashboard/stats'),
+  activity: (params: { entityType?: string; entityId?: string; limit?: number }) => request<Page<ActivityEntry>>('GET', `/api/activity${query(params)}`),
+
+  projects: (filter: ProjectFilter) => request<Page<Project>>('GET', `/api/projects${query({ ...filter })}`),
+  project: (id: string) => request<ProjectDetail>('GET', `/api/projects/${encodeURIComponent(id)}`),
+  createProject: (body: { name: string; description?: string; pocId?: string }) => request<Project>('POST', '/api/projects', body),
+  act: (id: string, action: ProjectAction, note?: string) =>
+    request<Project>('POST', `/api/projects/${encodeURIComponent(id)}/${action}`, note ? { note } : {}),
+
+  team: () => request<TeamMember[]>('GET', '/api/team'),
+  createMember: (body: NewMember) => request<TeamMember>('POST', '/api/team', body),
+  updateMember: (id: string, change: MemberChange) => request<TeamMember>('PATCH', `/api/team/${encodeURIComponent(id)}`, change),
+};
+
+/** An upload in flight: `done` settles with the API's answer; `abort` stops it. */
+export interface Upload {
+  done: Promise<{ id: string; url: string; filename: string; size: number }>;
+  abort(): void;
+}
+
+/**
+ * POST /api/upload with XMLHttpRequest, for its upload progress events. projectId and fileType go
+ * before the file, so the service checks them at the file's first byte and refuses at once.
+ */
+export function uploadDocument(projectId: string, fileType: DocumentType, file: File, onProgress: (loaded: number, total: number) => void): Upload {
+  const xhr = new XMLHttpRequest();
+  const done = new Promise<{ id: string; url: string; filename: string; size: number }>((resolve, reject) => {
+    const form = new FormData();
+    form.append('projectId', projectId);
+    form.append('fileType', fileType);
+    form.append('file', file, file.name);
+    xhr.open('POST', '/api/upload');
+    xhr.setRequestHeader('accept', 'application/json');
+    xhr.upload.onprogress = (e) => {
+      if (e.lengthComputable) onProgress(e.loaded, e.total);
+    };
+    xhr.upload.onload = (e) => onProgress(e.total || e.loaded, e.total || e.loaded);
+    xhr.onload = () => {
+      let body: unknown;
+      try {
+        body = xhr.responseText ? JSON.parse(xhr.responseText) : undefined;
+      } catch {
+        body = undefined;
+      }
+      if (xhr.status >= 200 && xhr.status < 300) resolve(body as { id: string; url: string; filename: string; size: number });
+      else reject(errorOf(xhr.status, body, xhr.getResponseHeader('retry-after')));
+    };
+    xhr.onerror = () => reject(new ApiError(0, 'The upload was interrupted: the service could not be reached.'));
+    xhr.onabort = () => reject(new ApiError(0, 'The upload was cancelled.'));
+    xhr.send(form);
+  });
+  return { done, abort: () => xhr.abort() };
+}

@@ -1,0 +1,140 @@
+import { useQuery } from '@tanstack/react-query';
+import { type ReactNode, useEffect, useId, useRef } from 'react';
+import { Link } from 'wouter';
+import { type ActivityEntry, ApiError, type ProjectStatus, api } from './api';
+import { STATUS_LABELS, activityLabel, formatBytes, formatDateTime } from './format';
+import { useUser } from './session';
+
+/** The page's title in the tab and its one h1, which takes the focus when the page opens (for keyboard and screen reader users). */
+export function PageTitle({ children, actions }: { children: string; actions?: ReactNode }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${children} · Print orders`;
+  }, [children]);
+  useEffect(() => {
+    ref.current?.focus({ preventScroll: true });
+  }, []);
+  return (
+    <div className="page-title">
+      <h1 ref={ref} tabIndex={-1}>
+        {children}
+      </h1>
+      {actions && <div className="page-actions">{actions}</div>}
+    </div>
+  );
+}
+
+/** An error as the API phrased it. */
+export function ErrorMessage({ error, id }: { error: unknown; id?: string }) {
+  if (!error) return null;
+  return (
+    <p className="error" role="alert" id={id}>
+      {error instanceof Error ? error.message : String(error)}
+    </p>
+  );
+}
+
+export function StatusBadge({ status }: { status: ProjectStatus }) {
+  return <span className={`badge badge-${status.toLowerCase()}`}>{STATUS_LABELS[status]}</span>;
+}
+
+interface FieldProps {
+  label: string;
+  error?: string | undefined;
+  hint?: string;
+  children: (props: { id: string; 'aria-invalid': boolean; 'aria-describedby': string | undefined }) => ReactNode;
+}
+
+/** A labelled form control with its hint and the API's error for it right below, tied by aria-describedby. */
+export function Field({ label, error, hint, children }: FieldProps) {
+  const id = useId();
+  const described = [error ? `${id}-error` : null, hint ? `${id}-hint` : null].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={error ? 'field has-error' : 'field'}>
+      <label htmlFor={id}>{label}</label>
+      {children({ id, 'aria-invalid': Boolean(error), 'aria-describedby': described })}
+      {hint && (
+        <p className="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p className="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Places an API refusal next to the field it is about: "Email already exists" by the email, "name
+ * must not be empty" by the name, "Name, email and password are required" by each of those left
+ * blank. Anything else belongs to the whole form.
+ */
+export function placeError(err: unknown, values: Record<string, string>): { fields: Record<string, string>; form: string | null } {
+  if (!(err instanceof Error)) return { fields: {}, form: null };
+  const message = err.message;
+  if (/^Email already exists$/i.test(message)) return { fields: { email: message }, form: null };
+  if (/^Name, email and password are required$/.test(message)) {
+    const blank = ['name', 'email', 'password'].filter((f) => !values[f]?.trim());
+    if (blank.length) return { fields: Object.fromEntries(blank.map((f) => [f, message])), form: null };
+  }
+  const first = /^(\w+)\s/.exec(message)?.[1];
+  if (first && first in values) return { fields: { [first]: message }, form: null };
+  if (err instanceof ApiError && /last active admin/i.test(message) && 'role' in values) return { fields: { role: message }, form: null };
+  return { fields: {}, form: message };
+}
+
+/**
+ * Names for user ids ("You" for oneself): an admin reads them from the team; anyone else may not
+ * read the team, so other people stay unnamed (null).
+ */
+export function useUserNames(): (id: string) => string | null {
+  const me = useUser();
+  const team = useQuery({ queryKey: ['team'], queryFn: api.team, enabled: me.role === 'ADMIN', staleTime: 60_000 });
+  return (id: string) => {
+    if (id === me.id) return 'You';
+    return team.data?.find((m) => m.id === id)?.name ?? null;
+  };
+}
+
+/** What an activity entry's details say, in a few words. */
+function detailsOf(entry: ActivityEntry): string | null {
+  const d = entry.details;
+  const parts: string[] = [];
+  if (typeof d.filename === 'string') parts.push(typeof d.size === 'number' ? `${d.filename} (${formatBytes(d.size)})` : d.filename);
+  if (Array.isArray(d.changed) && d.changed.length) parts.push(`changed ${d.changed.join(', ')}`);
+  if (typeof d.note === 'string') parts.push(`note: “${d.note}”`);
+  return parts.length ? parts.join(' · ') : null;
+}
+
+/** A list of activity entries, newest first; `projectName` links each to its project when given. */
+export function ActivityList({ entries, projectName }: { entries: ActivityEntry[]; projectName?: (id: string) => string | undefined }) {
+  const nameOf = useUserNames();
+  if (!entries.length) return <p className="muted">No activity yet.</p>;
+  return (
+    <ol className="activity">
+      {entries.map((e) => {
+        const details = detailsOf(e);
+        return (
+          <li key={e.id}>
+            <div>
+              <strong>{nameOf(e.userId) ?? 'Someone else'}</strong> {activityLabel(e.action)}
+              {projectName && e.entityType === 'project' && (
+                <>
+                  {' '}
+                  <span className="muted">in</span> <Link href={`/projects/${e.entityId}`}>{projectName(e.entityId) ?? 'a project'}</Link>
+                </>
+              )}
+              {details && <div className="muted small-text">{details}</div>}
+            </div>
+            <time dateTime={e.createdAt} className="muted small-text">
+              {formatDateTime(e.createdAt)}
+            </time>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}

@@ -1,0 +1,83 @@
+import type { DocumentType, PiStatus, ProjectAction, ProjectStatus, Role } from './api';
+
+/** Dates and numbers in the reader's own locale (the browser's, never a fixed one). */
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const date = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const number = new Intl.NumberFormat(undefined);
+
+export const formatDateTime = (iso: string) => dateTime.format(new Date(iso));
+export const formatDate = (iso: string) => date.format(new Date(iso));
+export const formatNumber = (n: number) => number.format(n);
+
+const UNITS = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const;
+/** 2.1 MB, 512 kB, 12 bytes. */
+export function formatBytes(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < UNITS.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return new Intl.NumberFormat(undefined, { style: 'unit', unit: UNITS[unit], unitDisplay: unit === 0 ? 'long' : 'short', maximumFractionDigits: unit === 0 ? 0 : 1 }).format(value);
+}
+
+export const STATUS_LABELS: Record<ProjectStatus, string> = {
+  REQUESTED: 'Requested',
+  APPROVED: 'Approved',
+  PRINTING: 'Printing',
+  DISPATCHED: 'Dispatched',
+  DELIVERED: 'Delivered',
+  CANCELLED: 'Cancelled',
+};
+
+export const PI_LABELS: Record<PiStatus, string> = {
+  PENDING: 'Not submitted',
+  SUBMITTED: 'Submitted, awaiting verification',
+  VERIFIED: 'Verified',
+  REJECTED: 'Rejected',
+};
+
+export const DOCUMENT_LABELS: Record<DocumentType, string> = {
+  PO: 'Purchase order (PO)',
+  CHALLAN: 'Delivery note (challan)',
+  INVOICE: 'Invoice',
+};
+
+/** The short names, where space is tight (the dashboard's tiles). */
+export const DOCUMENT_SHORT_LABELS: Record<DocumentType, string> = { PO: 'PO', CHALLAN: 'Challan', INVOICE: 'Invoice' };
+
+export const ROLE_LABELS: Record<Role, string> = { ADMIN: 'Admin', POC: 'POC', CLIENT: 'Client' };
+/** The roles as a form offers them. */
+export const ROLE_CHOICES: Record<Role, string> = { ADMIN: 'Admin', POC: 'POC (point of contact)', CLIENT: 'Client' };
+
+export const ACTION_LABELS: Record<ProjectAction, string> = {
+  approve: 'Approve',
+  reject: 'Reject',
+  'submit-pi': 'Submit PI',
+  'verify-pi': 'Verify PI',
+  'reject-pi': 'Reject PI',
+  'start-printing': 'Start printing',
+  dispatch: 'Mark dispatched',
+  deliver: 'Mark delivered',
+  cancel: 'Cancel project',
+};
+
+const ACTIVITY_LABELS: Record<string, string> = {
+  PROJECT_CREATED: 'created the project',
+  PROJECT_UPDATED: 'corrected the project',
+  PROJECT_APPROVED: 'approved the project',
+  PROJECT_REJECTED: 'rejected the project',
+  PI_SUBMITTED: 'submitted the PI',
+  PI_VERIFIED: 'verified the PI',
+  PI_REJECTED: 'rejected the PI',
+  PRINTING_STARTED: 'started printing',
+  PROJECT_DISPATCHED: 'dispatched the project',
+  PROJECT_DELIVERED: 'marked the project delivered',
+  PROJECT_CANCELLED: 'cancelled the project',
+  PO_UPLOADED: 'uploaded a PO',
+  CHALLAN_UPLOADED: 'uploaded a challan',
+  INVOICE_UPLOADED: 'uploaded an invoice',
+};
+
+/** "approved the project", or the action's own name for one this app does not know yet. */
+export const activityLabel = (action: string) => ACTIVITY_LABELS[action] ?? action.toLowerCase().replace(/_/g, ' ');

@@ -1,0 +1,400 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type DragEvent, type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { Link } from 'wouter';
+import { ApiError, DOCUMENT_TYPES, type DocumentType, type ProjectAction, type ProjectDetail, type Upload, api, uploadDocument } from '../api';
+import { ActivityList, ErrorMessage, PageTitle, StatusBadge, useUserNames } from '../components';
+import { ACTION_LABELS, DOCUMENT_LABELS, PI_LABELS, formatBytes, formatDateTime } from '../format';
+
+/** One project: its state, what the user may do now, its documents, an upload area and its activity. */
+export function ProjectPage({ id }: { id: string }) {
+  const project = useQuery({ queryKey: ['project', id], queryFn: () => api.project(id) });
+
+  if (project.isPending) return <p className="muted">Loading the project…</p>;
+  if (project.isError) {
+    const notFound = project.error instanceof ApiError && project.error.status === 404;
+    return (
+      <>
+        <p className="breadcrumb">
+          <Link href="/projects">← Projects</Link>
+        </p>
+        <PageTitle>{notFound ? 'Project not found' : 'The project could not be loaded'}</PageTitle>
+        <ErrorMessage error={project.error} />
+      </>
+    );
+  }
+  const p = project.data;
+  return (
+    <>
+      <p className="breadcrumb">
+        <Link href="/projects">← Projects</Link>
+      </p>
+      <PageTitle>{p.name}</PageTitle>
+      {p.description && <p className="lead">{p.description}</p>}
+      <div className="project-grid">
+        <div className="stack">
+          <Summary project={p} />
+          <Actions project={p} />
+        </div>
+        <div className="stack">
+          <Documents project={p} />
+          <UploadArea project={p} />
+        </div>
+      </div>
+      <ProjectActivity id={p.id} />
+    </>
+  );
+}
+
+function Summary({ project: p }: { project: ProjectDetail }) {
+  const nameOf = useUserNames();
+  const approval = p.approval;
+  return (
+    <section className="card" aria-labelledby="summary-title">
+      <h2 id="summary-title">Summary</h2>
+      <dl className="facts">
+        <div>
+          <dt>Status</dt>
+          <dd data-testid="project-status">
+            <StatusBadge status={p.status} />
+          </dd>
+        </div>
+        <div>
+          <dt>Approval</dt>
+          <dd data-testid="project-approval">
+            {!approval || approval.status === 'PENDING'
+              ? 'Awaiting an admin’s decision'
+              : `${approval.status === 'APPROVED' ? 'Approved' : 'Rejected'}${approval.decidedById && nameOf(approval.decidedById) ? ` by ${nameOf(approval.decidedById)}` : ''}${approval.decidedAt ? `, ${formatDateTime(approval.decidedAt)}` : ''}`}
+            {approval?.note && <div className="muted small-text">Note: {approval.note}</div>}
+          </dd>
+        </div>
+        <div>
+          <dt>Proforma invoice (PI)</dt>
+          <dd data-testid="project-pi">{PI_LABELS[p.piStatus]}</dd>
+        </div>
+        <div>
+          <dt>Point of contact</dt>
+          <dd>{nameOf(p.pocId) ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd>
+            <time dateTime={p.createdAt}>{formatDateTime(p.createdAt)}</time>
+          </dd>
+        </div>
+        <div>
+          <dt>Last change</dt>
+          <dd>
+            <time dateTime={p.updatedAt}>{formatDateTime(p.updatedAt)}</time>
+          </dd>
+        </div>
+      </dl>
+    </section>
+  );
+}
+
+const DONE: Record<ProjectAction, string> = {
+  approve: 'The project is approved.',
+  reject: 'The project is rejected.',
+  'submit-pi': 'The PI is submitted for verification.',
+  'verify-pi': 'The PI is verified.',
+  'reject-pi': 'The PI is rejected.',
+  'start-printing': 'Printing has started.',
+  dispatch: 'The project is marked dispatched.',
+  deliver: 'The project is marked delivered.',
+  cancel: 'The project is cancelled.',
+};
+const DANGER = new Set<ProjectAction>(['reject', 'reject-pi', 'cancel']);
+const WITH_NOTE = new Set<ProjectAction>(['approve', 'reject', 'reject-pi', 'cancel']);
+
+/** The lifecycle actions the API says the user may take now (allowedActions), with an optional note. */
+function Actions({ project: p }: { project: ProjectDetail }) {
+  const queryClient = useQueryClient();
+  const noteId = useId();
+  const [note, setNote] = useState('');
+  const [confirming, setConfirming] = useState(false);
+  const [done, setDone] = useState<string | null>(null);
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  const doneRef = useRef<HTMLParagraphElement>(null);
+  // The button just used is gone once the project moves on: keep the keyboard focus in this section.
+  useEffect(() => {
+    if (done) doneRef.current?.focus();
+  }, [done]);
+  const act = useMutation({
+    mutationFn: (action: ProjectAction) => api.act(p.id, action, note.trim() || undefined),
+    onMutate: () => setDone(null),
+    onSuccess: (_project, action) => {
+      setDone(DONE[action]);
+      setNote('');
+      setConfirming(false);
+    },
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ['project', p.id] }),
+  });
+  const actions = p.allowedActions;
+  const take = (action: ProjectAction) => {
+    if (action === 'cancel') return setConfirming(true);
+    if (!act.isPending) act.mutate(action);
+  };
+
+  return (
+    <section className="card" aria-labelledby="actions-title">
+      <h2 id="actions-title">What you can do now</h2>
+      {actions.length === 0 ? (
+        <p className="muted">Nothing is waiting for you on this project.</p>
+      ) : (
+        <>
+          {actions.some((a) => WITH_NOTE.has(a)) && (
+            <div className="field">
+              <label htmlFor={noteId}>Note (optional, kept with the decision)</label>
+              <input id={noteId} value={note} onChange={(e) => setNote(e.target.value)} autoComplete="off" />
+            </div>
+          )}
+          <div className="button-row">
+            {actions.map((a) => (
+              <button
+                key={a}
+                ref={a === 'cancel' ? cancelRef : undefined}
+                type="button"
+                className={DANGER.has(a) ? 'danger' : 'primary'}
+                onClick={() => take(a)}
+                aria-disabled={act.isPending || (confirming && a === 'cancel')}
+                aria-expanded={a === 'cancel' ? confirming : undefined}
+              >
+                {ACTION_LABELS[a]}
+              </button>
+            ))}
+          </div>
+          {confirming && (
+            <div className="confirm" role="group" aria-label="Confirm cancellation">
+              <p>Cancel this project? Documents can then no longer be uploaded.</p>
+              <div className="button-row">
+                <button type="button" className="danger" onClick={() => !act.isPending && act.mutate('cancel')} autoFocus aria-disabled={act.isPending}>
+                  Yes, cancel the project
+                </button>
+                <button
+                  type="button"
+                  className="secondary"
+                  onClick={() => {
+                    setConfirming(false);
+                    cancelRef.current?.focus();
+                  }}
+                >
+                  Keep it
+                </button>
+              </div>
+            </div>
+          )}
+        </>
+      )}
+      <ErrorMessage error={act.error} />
+      {done && (
+        <p className="success" role="status" ref={doneRef} tabIndex={-1}>
+          {done}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function Documents({ project: p }: { project: ProjectDetail }) {
+  const nameOf = useUserNames();
+  return (
+    <section className="card" aria-labelledby="documents-title">
+      <h2 id="documents-title">Documents</h2>
+      {DOCUMENT_TYPES.map((type) => {
+        const files = p.files.filter((f) => f.type === type);
+        return (
+          <div key={type} className="doc-group" data-testid={`files-${type}`}>
+            <h3>
+              {DOCUMENT_LABELS[type]} <span className="count">{files.length}</span>
+            </h3>
+            {files.length === 0 ? (
+              <p className="muted small-text">None yet.</p>
+            ) : (
+              <ul className="files">
+                {files.map((f) => (
+                  <li key={f.id}>
+                    <a href={f.url} download={f.filename} className="strong-link">
+                      {f.filename}
+                    </a>
+                    <span className="muted small-text">
+                      {[formatBytes(f.size), nameOf(f.uploadedById)].filter(Boolean).join(' · ')} · <time dateTime={f.createdAt}>{formatDateTime(f.createdAt)}</time>
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
+        );
+      })}
+    </section>
+  );
+}
+
+type Progress = { loaded: number; total: number; filename: string };
+
+/**
+ * Upload a document: only the types the API allows now are offered (project.uploads), the others
+ * show the API's reason. The file is dropped or picked; a progress bar follows the upload; a
+ * refusal shows the API's message as is.
+ */
+function UploadArea({ project: p }: { project: ProjectDetail }) {
+  const queryClient = useQueryClient();
+  const inputRef = useRef<HTMLInputElement>(null);
+  const uploadRef = useRef<Upload | null>(null);
+  const [chosenType, setChosenType] = useState<DocumentType | null>(null);
+  const [file, setFile] = useState<File | null>(null);
+  const [dragging, setDragging] = useState(false);
+  const [progress, setProgress] = useState<Progress | null>(null);
+  const [uploading, setUploading] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [uploaded, setUploaded] = useState<string | null>(null);
+
+  useEffect(() => () => uploadRef.current?.abort(), []);
+
+  const allowed = DOCUMENT_TYPES.filter((t) => p.uploads[t] === null);
+  // The chosen type while the rules allow it; by default the first allowed one.
+  const type = chosenType && p.uploads[chosenType] === null ? chosenType : chosenType === null ? (allowed[0] ?? null) : null;
+  const canUpload = Boolean(type && file && !uploading);
+
+  const choose = (f: File | null | undefined) => {
+    setFile(f ?? null);
+    setError(null);
+    setUploaded(null);
+    setProgress(null);
+  };
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    if (!allowed.length || uploading) return;
+    choose(e.dataTransfer.files[0]);
+  };
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!type || !file || uploading) return;
+    setError(null);
+    setUploaded(null);
+    setUploading(true);
+    setProgress({ loaded: 0, total: file.size, filename: file.name });
+    const upload = uploadDocument(p.id, type, file, (loaded, total) => setProgress({ loaded, total, filename: file.name }));
+    uploadRef.current = upload;
+    try {
+      const result = await upload.done;
+      setProgress((cur) => (cur ? { ...cur, loaded: cur.total } : cur));
+      setUploaded(`${result.filename} (${formatBytes(result.size)}) is uploaded as ${DOCUMENT_LABELS[type].toLowerCase()}.`);
+      setFile(null);
+      if (inputRef.current) inputRef.current.value = '';
+    } catch (err) {
+      setProgress(null);
+      setError(err instanceof Error ? err.message : 'Upload failed');
+    } finally {
+      uploadRef.current = null;
+      setUploading(false);
+      // Whatever happened, show the documents and the rules as they are now.
+      void queryClient.invalidateQueries({ queryKey: ['project', p.id] });
+    }
+  };
+
+  const percent = progress && progress.total ? Math.round((progress.loaded / progress.total) * 100) : 0;
+
+  return (
+    <section className="card" aria-labelledby="upload-title">
+      <h2 id="upload-title">Upload a document</h2>
+      <form onSubmit={(e) => void submit(e)} className="upload-form">
+        <fieldset className="types">
+          <legend>Document type</legend>
+          {DOCUMENT_TYPES.map((t) => {
+            const reason = p.uploads[t];
+            return (
+              <div key={t} className={reason ? 'type-option disabled' : 'type-option'}>
+                <input
+                  type="radio"
+                  id={`type-${t}`}
+                  name="fileType"
+                  value={t}
+                  checked={type === t}
+                  disabled={reason !== null || uploading}
+                  onChange={() => setChosenType(t)}
+                  aria-describedby={reason ? `type-${t}-reason` : undefined}
+                />
+                <label htmlFor={`type-${t}`}>{DOCUMENT_LABELS[t]}</label>
+                {reason && (
+                  <p className="reason" id={`type-${t}-reason`} data-testid={`reason-${t}`}>
+                    {reason}
+                  </p>
+                )}
+              </div>
+            );
+          })}
+        </fieldset>
+
+        {allowed.length === 0 && !uploading ? (
+          <p className="muted small-text">No document can be uploaded to this project right now.</p>
+        ) : (
+          <>
+            <div
+              className={dragging ? 'dropzone dragging' : 'dropzone'}
+              onDragOver={(e) => {
+                e.preventDefault();
+                if (!uploading) setDragging(true);
+              }}
+              onDragLeave={() => setDragging(false)}
+              onDrop={onDrop}
+            >
+              <label htmlFor="upload-file">Drop a file here, or choose one</label>
+              <input id="upload-file" ref={inputRef} type="file" disabled={uploading} onChange={(e) => choose(e.target.files?.[0])} />
+              {file && (
+                <p className="small-text" data-testid="chosen-file">
+                  {file.name} · {formatBytes(file.size)}
+                </p>
+              )}
+            </div>
+
+            <div className="button-row">
+              <button type="submit" className="primary" disabled={!canUpload}>
+                {uploading ? 'Uploading…' : 'Upload'}
+              </button>
+              {uploading && (
+                <button type="button" className="secondary" onClick={() => uploadRef.current?.abort()}>
+                  Stop
+                </button>
+              )}
+            </div>
+          </>
+        )}
+
+        {progress && (
+          <div className="progress">
+            <label htmlFor="upload-progress">
+              {uploading ? `Uploading ${progress.filename}…` : `Sent ${progress.filename}`} {percent}%
+            </label>
+            <progress id="upload-progress" value={progress.loaded} max={progress.total || 1} />
+          </div>
+        )}
+        {error && (
+          <p className="error" role="alert" data-testid="upload-error">
+            {error}
+          </p>
+        )}
+        {uploaded && (
+          <p className="success" role="status">
+            {uploaded}
+          </p>
+        )}
+      </form>
+    </section>
+  );
+}
+
+function ProjectActivity({ id }: { id: string }) {
+  const params = { entityType: 'project', entityId: id, limit: 50 };
+  const activity = useQuery({ queryKey: ['activity', params], queryFn: () => api.activity(params) });
+  return (
+    <section className="card" aria-labelledby="activity-title">
+      <h2 id="activity-title">Activity</h2>
+      <ErrorMessage error={activity.error} />
+      {activity.isPending && <p className="muted">Loading…</p>}
+      {activity.data && <ActivityList entries={activity.data.items} />}
+    </section>
+  );
+}

@@ -1,0 +1,318 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, Fragment, useEffect, useState } from 'react';
+import { ROLES, type Role, type TeamMember, api } from '../api';
+import { ErrorMessage, Field, PageTitle, placeError } from '../components';
+import { ROLE_CHOICES, ROLE_LABELS, formatDate } from '../format';
+import { useUser } from '../session';
+
+/** The team (ADMIN only): members, adding one, editing, deactivating and reactivating, resetting a password. */
+export function TeamPage() {
+  const user = useUser();
+  if (user.role !== 'ADMIN') {
+    return (
+      <>
+        <PageTitle>Team</PageTitle>
+        <p className="notice" data-testid="team-forbidden">
+          Only admins manage the team. Ask an admin if someone needs an account or a new password.
+        </p>
+      </>
+    );
+  }
+  return <TeamAdmin />;
+}
+
+type Panel = { id: string; mode: 'edit' | 'password' } | null;
+
+function TeamAdmin() {
+  const me = useUser();
+  const queryClient = useQueryClient();
+  const team = useQuery({ queryKey: ['team'], queryFn: api.team });
+  const [panel, setPanel] = useState<Panel>(null);
+  const [rowMessage, setRowMessage] = useState<{ id: string; text: string; error: boolean } | null>(null);
+  // When a panel closes, the keyboard focus goes back to the button that opened it.
+  const [refocus, setRefocus] = useState<string | null>(null);
+  useEffect(() => {
+    if (refocus) document.getElementById(refocus)?.focus();
+  }, [refocus]);
+  const close = (id: string, mode: 'edit' | 'password', message?: string) => {
+    setPanel(null);
+    if (message) setRowMessage({ id, text: message, error: false });
+    setRefocus(`${mode}-${id}`);
+  };
+
+  const setActive = useMutation({
+    mutationFn: (m: TeamMember) => api.updateMember(m.id, { active: !m.active }),
+    onMutate: () => setRowMessage(null),
+    onSuccess: (m) => {
+      setRowMessage({ id: m.id, text: m.active ? `${m.name} is active again and can sign in.` : `${m.name} is deactivated and signed out.`, error: false });
+      void queryClient.invalidateQueries({ queryKey: ['team'] });
+    },
+    onError: (err, m) => setRowMessage({ id: m.id, text: err.message, error: true }),
+  });
+
+  const toggle = (id: string, mode: 'edit' | 'password') => {
+    setRowMessage(null);
+    setRefocus(null);
+    setPanel((cur) => (cur?.id === id && cur.mode === mode ? null : { id, mode }));
+  };
+
+  return (
+    <>
+      <PageTitle>Team</PageTitle>
+      <NewMemberForm />
+      <section className="card flush" aria-labelledby="members-title">
+        <h2 id="members-title" className="pad">
+          Members {team.data && <span className="count">{team.data.length}</span>}
+        </h2>
+        <ErrorMessage error={team.error} />
+        {team.isPending && <p className="muted pad">Loading the team…</p>}
+        {team.data && (
+          <table className="table responsive">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Role</th>
+                <th scope="col">Branch · location</th>
+                <th scope="col">Phone</th>
+                <th scope="col">Status</th>
+                <th scope="col">Added</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {team.data.map((m) => (
+                <Fragment key={m.id}>
+                  <tr className={m.active ? undefined : 'inactive'} data-testid={`member-${m.email}`}>
+                    <td data-label="Name">
+                      <strong>{m.name}</strong>
+                      {m.id === me.id && <span className="muted"> (you)</span>}
+                      <div className="muted small-text">{m.email}</div>
+                    </td>
+                    <td data-label="Role">{ROLE_LABELS[m.role]}</td>
+                    <td data-label="Branch · location">{[m.branch, m.location].filter(Boolean).join(' · ') || '—'}</td>
+                    <td data-label="Phone">{m.phone ?? '—'}</td>
+                    <td data-label="Status">
+                      <span className={m.active ? 'badge' : 'badge badge-cancelled'}>{m.active ? 'Active' : 'Inactive'}</span>
+                    </td>
+                    <td data-label="Added">
+                      <time dateTime={m.createdAt}>{formatDate(m.createdAt)}</time>
+                    </td>
+                    <td className="row-actions">
+                      <button type="button" id={`edit-${m.id}`} className="secondary small" aria-expanded={panel?.id === m.id && panel.mode === 'edit'} onClick={() => toggle(m.id, 'edit')}>
+                        Edit<span className="visually-hidden"> {m.name}</span>
+                      </button>
+                      <button
+                        type="button"
+                        id={`password-${m.id}`}
+                        className="secondary small"
+                        aria-expanded={panel?.id === m.id && panel.mode === 'password'}
+                        onClick={() => toggle(m.id, 'password')}
+                      >
+                        Reset password<span className="visually-hidden"> of {m.name}</span>
+                      </button>
+                      {m.id !== me.id && (
+                        <button type="button" className={m.active ? 'danger small' : 'secondary small'} onClick={() => setActive.mutate(m)} aria-disabled={setActive.isPending}>
+                          {m.active ? 'Deactivate' : 'Reactivate'}
+                          <span className="visually-hidden"> {m.name}</span>
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                  {(panel?.id === m.id || rowMessage?.id === m.id) && (
+                    <tr className="panel-row">
+                      <td colSpan={7}>
+                        {rowMessage?.id === m.id && (
+                          <p className={rowMessage.error ? 'error' : 'success'} role={rowMessage.error ? 'alert' : 'status'}>
+                            {rowMessage.text}
+                          </p>
+                        )}
+                        {panel?.id === m.id && panel.mode === 'edit' && (
+                          <EditMemberForm member={m} onDone={(text) => close(m.id, 'edit', text)} onCancel={() => close(m.id, 'edit')} />
+                        )}
+                        {panel?.id === m.id && panel.mode === 'password' && (
+                          <PasswordForm member={m} onDone={(text) => close(m.id, 'password', text)} onCancel={() => close(m.id, 'password')} />
+                        )}
+                      </td>
+                    </tr>
+                  )}
+                </Fragment>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </>
+  );
+}
+
+const EMPTY = { name: '', email: '', password: '', role: 'POC' as Role, phone: '', location: '', branch: '' };
+
+function NewMemberForm() {
+  const queryClient = useQueryClient();
+  const [values, setValues] = useState(EMPTY);
+  const [added, setAdded] = useState<string | null>(null);
+  const set = (field: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [field]: e.target.value }));
+  const create = useMutation({
+    mutationFn: () => {
+      const optional = (k: 'phone' | 'location' | 'branch') => (values[k].trim() ? { [k]: values[k] } : {});
+      return api.createMember({ name: values.name, email: values.email, password: values.password, role: values.role, ...optional('phone'), ...optional('location'), ...optional('branch') });
+    },
+    onMutate: () => setAdded(null),
+    onSuccess: (m) => {
+      setAdded(`${m.name} is added as ${m.role === 'ADMIN' ? 'an admin' : m.role === 'POC' ? 'a POC' : 'a client'} and can sign in with ${m.email}.`);
+      setValues(EMPTY);
+      void queryClient.invalidateQueries({ queryKey: ['team'] });
+      void queryClient.invalidateQueries({ queryKey: ['stats'] });
+    },
+  });
+  const { fields, form } = placeError(create.error, values);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!create.isPending) create.mutate();
+  };
+
+  return (
+    <section className="card" aria-labelledby="new-member-title">
+      <h2 id="new-member-title">Add a member</h2>
+      <form onSubmit={submit} noValidate className="form-grid">
+        <Field label="Name" error={fields.name}>
+          {(p) => <input {...p} value={values.name} onChange={set('name')} autoComplete="off" />}
+        </Field>
+        <Field label="Email" error={fields.email}>
+          {(p) => <input {...p} type="email" value={values.email} onChange={set('email')} autoComplete="off" />}
+        </Field>
+        <Field label="Password" error={fields.password} hint="They can sign in with it at once.">
+          {(p) => <input {...p} type="password" value={values.password} onChange={set('password')} autoComplete="new-password" />}
+        </Field>
+        <Field label="Role" error={fields.role}>
+          {(p) => (
+            <select {...p} value={values.role} onChange={set('role')}>
+              {ROLES.map((r) => (
+                <option key={r} value={r}>
+                  {ROLE_CHOICES[r]}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Phone (optional)" error={fields.phone}>
+          {(p) => <input {...p} type="tel" value={values.phone} onChange={set('phone')} autoComplete="off" />}
+        </Field>
+        <Field label="Branch (optional)" error={fields.branch}>
+          {(p) => <input {...p} value={values.branch} onChange={set('branch')} autoComplete="off" />}
+        </Field>
+        <Field label="Location (optional)" error={fields.location}>
+          {(p) => <input {...p} value={values.location} onChange={set('location')} autoComplete="off" />}
+        </Field>
+        <div className="form-actions span-all">
+          <button type="submit" className="primary" aria-disabled={create.isPending}>
+            {create.isPending ? 'Adding…' : 'Add member'}
+          </button>
+        </div>
+        <div className="span-all">
+          <ErrorMessage error={form} />
+          {added && (
+            <p className="success" role="status">
+              {added}
+            </p>
+          )}
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function EditMemberForm({ member, onDone, onCancel }: { member: TeamMember; onDone: (message: string) => void; onCancel: () => void }) {
+  const queryClient = useQueryClient();
+  const [values, setValues] = useState({ name: member.name, role: member.role as string, phone: member.phone ?? '', branch: member.branch ?? '', location: member.location ?? '' });
+  const set = (field: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [field]: e.target.value }));
+  const save = useMutation({
+    mutationFn: () => {
+      // Only what changed, so an unchanged role of the last admin is not "demoted".
+      const change: Record<string, string | null> = {};
+      if (values.name !== member.name) change.name = values.name;
+      if (values.role !== member.role) change.role = values.role;
+      for (const k of ['phone', 'branch', 'location'] as const) if (values[k] !== (member[k] ?? '')) change[k] = values[k].trim() ? values[k] : null;
+      return api.updateMember(member.id, change);
+    },
+    onSuccess: (m) => {
+      void queryClient.invalidateQueries({ queryKey: ['team'] });
+      void queryClient.invalidateQueries({ queryKey: ['stats'] });
+      onDone(`${m.name} is saved.`);
+    },
+  });
+  const { fields, form } = placeError(save.error, values);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!save.isPending) save.mutate();
+  };
+  return (
+    <form onSubmit={submit} noValidate className="form-grid" aria-label={`Edit ${member.name}`}>
+      <Field label="Name" error={fields.name}>
+        {(p) => <input {...p} value={values.name} onChange={set('name')} autoComplete="off" autoFocus />}
+      </Field>
+      <Field label="Role" error={fields.role}>
+        {(p) => (
+          <select {...p} value={values.role} onChange={set('role')}>
+            {ROLES.map((r) => (
+              <option key={r} value={r}>
+                {ROLE_CHOICES[r]}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Phone" error={fields.phone}>
+        {(p) => <input {...p} type="tel" value={values.phone} onChange={set('phone')} autoComplete="off" />}
+      </Field>
+      <Field label="Branch" error={fields.branch}>
+        {(p) => <input {...p} value={values.branch} onChange={set('branch')} autoComplete="off" />}
+      </Field>
+      <Field label="Location" error={fields.location}>
+        {(p) => <input {...p} value={values.location} onChange={set('location')} autoComplete="off" />}
+      </Field>
+      <div className="form-actions span-all">
+        <button type="submit" className="primary" aria-disabled={save.isPending}>
+          {save.isPending ? 'Saving…' : 'Save'}
+        </button>
+        <button type="button" className="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+      <div className="span-all">
+        <ErrorMessage error={form} />
+      </div>
+    </form>
+  );
+}
+
+function PasswordForm({ member, onDone, onCancel }: { member: TeamMember; onDone: (message: string) => void; onCancel: () => void }) {
+  const [password, setPassword] = useState('');
+  const reset = useMutation({
+    mutationFn: () => api.updateMember(member.id, { password }),
+    onSuccess: (m) => onDone(`${m.name}’s password is changed; their sessions have ended.`),
+  });
+  const { fields, form } = placeError(reset.error, { password });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!reset.isPending) reset.mutate();
+  };
+  return (
+    <form onSubmit={submit} noValidate className="inline-form" aria-label={`New password for ${member.name}`}>
+      <Field label={`New password for ${member.name}`} error={fields.password}>
+        {(p) => <input {...p} type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" autoFocus />}
+      </Field>
+      <div className="form-actions">
+        <button type="submit" className="primary" aria-disabled={reset.isPending}>
+          Set password
+        </button>
+        <button type="button" className="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+      <ErrorMessage error={form} />
+    </form>
+  );
+}
