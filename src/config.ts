@@ -32,6 +32,8 @@ export type StorageConfig =
       forcePathStyle: boolean;
       /** Base of the secure public address: `<publicUrl>/<key>`. */
       publicUrl: string;
+      /** S3_ACCESS_KEY_ID/S3_SECRET_ACCESS_KEY; the SDK's default chain (AWS_ACCESS_KEY_ID, profiles, roles) when unset. */
+      credentials?: { accessKeyId: string; secretAccessKey: string };
     }
   | {
       driver: 'cloudinary';
@@ -135,7 +137,18 @@ function parseStorage(env: Env): StorageConfig {
           ? `${endpoint}/${bucket}`
           : endpoint.replace('://', `://${bucket}.`)
         : `https://${bucket}.s3.${region}.amazonaws.com`;
-      return { driver, bucket, region, endpoint, forcePathStyle, publicUrl: optionalUrl(env, 'S3_PUBLIC_URL') ?? fallbackPublicUrl };
+      const accessKeyId = text(env, 'S3_ACCESS_KEY_ID');
+      const secretAccessKey = text(env, 'S3_SECRET_ACCESS_KEY');
+      if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
+      return {
+        driver,
+        bucket,
+        region,
+        endpoint,
+        forcePathStyle,
+        publicUrl: optionalUrl(env, 'S3_PUBLIC_URL') ?? fallbackPublicUrl,
+        credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+      };
     }
     case 'cloudinary': {
       const uploadPrefix = optionalUrl(env, 'CLOUDINARY_UPLOAD_PREFIX');

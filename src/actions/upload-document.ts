@@ -41,10 +41,15 @@ export async function placeDocument(deps: Pick<Deps, 'store' | 'storage'>, proje
     const location: ObjectLocation = { folder, publicName: publicName(type, ms), extension };
     if (!(await deps.store.storageNames.reserve(objectKey(location), nowIso()))) continue;
     try {
-      const { url } = await deps.storage.put(location, doc.body, doc.contentType);
+      const { url } = await deps.storage.put(location, doc.body, doc.contentType, doc.filename);
       return { location, url };
     } catch (err) {
-      if (err instanceof ObjectExistsError) continue; // left by an earlier deployment: keep the reservation, try the next name
+      // Left by an earlier deployment: keep the reservation and try the next name, unless the
+      // store only said so after reading the body (S3 conditional write, Cloudinary): those bytes are gone.
+      if (err instanceof ObjectExistsError) {
+        if (!doc.body.readableDidRead) continue;
+        throw err;
+      }
       await deps.store.storageNames.release(objectKey(location)).catch(() => {});
       throw err;
     }

@@ -130,13 +130,16 @@ async function authorize(deps: Deps, actor: Actor, hasFile: boolean, fields: Par
 class ReceivedFile {
   bytes = 0;
   #sourceFailed = false;
+  #counterClosed = false;
 
   constructor(
     private readonly source: Readable,
     private readonly max: number,
   ) {
     source.on('error', () => {
-      this.#sourceFailed = true;
+      // Once the counter has closed (read to the end, or destroyed by a consumer that gave up), the
+      // source's own destruction that follows says nothing about the body.
+      if (!this.#counterClosed) this.#sourceFailed = true;
     });
   }
 
@@ -165,6 +168,7 @@ class ReceivedFile {
   /** Streams the bytes through the size check into consume; maps a broken body to 400 and an oversize one to 413. */
   async into<T>(consume: (body: Readable) => Promise<T>): Promise<T> {
     const counter = new ByteCounter(this.max, (n) => (this.bytes = n));
+    counter.once('close', () => (this.#counterClosed = true));
     const feeding = pipeline(this.source, counter).catch(() => {});
     try {
       return await consume(counter);

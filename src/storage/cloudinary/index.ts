@@ -1,11 +1,164 @@
-// PLACEHOLDER: replaced by the real driver.
+import http from 'node:http';
+import https from 'node:https';
+import type { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { type UploadApiOptions, type UploadApiResponse, v2 as cloudinary } from 'cloudinary';
 import type { StorageConfig } from '../../config.js';
-import type { FileStorage } from '../types.js';
+import { type FileStorage, type ObjectLocation, ObjectExistsError, objectKey } from '../types.js';
 
+type CloudinarySettings = Extract<StorageConfig, { driver: 'cloudinary' }>;
+
+/** Under /readyz's own 3 s bound, so the answer names the store; at start-up it is the only bound. */
+const CHECK_TIMEOUT_MS = 2500;
+/** Idle time allowed on an upload's connection (Cloudinary answers only once it has processed the file). */
+const UPLOAD_TIMEOUT_MS = 120_000;
+
+/** Extensions Cloudinary's detection files as images (PDF included) or videos (audio included); anything else is raw. */
+const IMAGE_EXTENSIONS = new Set(
+  'jpg jpeg jpe png gif webp avif bmp tif tiff ico pdf ps eps ai psd svg heic heif jp2 jxl jxr wdp tga arw cr2 cr3 nef dng djvu'.split(' '),
+);
+const VIDEO_EXTENSIONS = new Set('mp4 m4v mov webm ogv flv 3gp 3g2 wmv mpeg mpg mkv avi mts m2ts mp3 wav aac aiff flac m4a ogg opus amr wma'.split(' '));
+
+/**
+ * Assets in a Cloudinary cloud, uploaded with the specification's properties (folder, public id,
+ * resource type auto, public access); `secure_url` is the address. Every call carries its own
+ * credentials and prefix, so the SDK's global (environment) config is never used.
+ */
 export class CloudinaryStorage implements FileStorage {
   readonly driver = 'cloudinary';
-  constructor(readonly settings: Extract<StorageConfig, { driver: 'cloudinary' }>) {}
-  async put(): Promise<{ url: string }> { throw new Error('not implemented'); }
-  async remove(): Promise<void> { throw new Error('not implemented'); }
-  async check(): Promise<void> { throw new Error('not implemented'); }
+  /** Where recent uploads landed (public id, resource type), so a discarded one is removed in one call. */
+  private readonly placed = new Map<string, { publicId: string; resourceType: string }>();
+
+  constructor(readonly settings: CloudinarySettings) {}
+
+  async put(location: ObjectLocation, body: Readable, _contentType: string): Promise<{ url: string }> {
+    const key = objectKey(location);
+    // A fresh agent per upload: destroying it is the only way to cut the SDK's request when the body fails.
+    const agent = this.agent();
+    let upload!: Writable;
+    const answer = new Promise<UploadApiResponse>((resolve, reject) => {
+      upload = cloudinary.uploader.upload_stream(
+        {
+          ...this.auth(agent),
+          folder: location.folder,
+          public_id: publicIdOf(location),
+          resource_type: 'auto',
+          access_mode: 'public',
+          overwrite: false,
+          // The SDK labels every file part application/octet-stream: Cloudinary types a file by its content and
+          // this name, and serves a raw one by its public id's extension.
+          filename: location.extension ? `${location.publicName}.${location.extension}` : location.publicName,
+          timeout: UPLOAD_TIMEOUT_MS,
+        } satisfies UploadApiOptions,
+        (err, result) => (err || !result ? reject(err ?? new Error('no answer')) : resolve(result)),
+      );
+    });
+    answer.catch(() => {}); // awaited below, unless the body fails first
+    const sending = pipeline(body, upload);
+    sending.catch(() => {});
+    let result: UploadApiResponse;
+    try {
+      // An answer can come before the body is sent (refused connection); waiting for the body would then hang.
+      await Promise.race([sending, answer]);
+      await sending;
+      result = await answer;
+    } catch (err) {
+      // A broken or oversized body is the caller's failure, passed on as it is.
+      if (err === body.errored) throw err;
+      upload.destroy();
+      throw new Error(`Cloudinary upload of ${key} failed: ${describe(err)}`);
+    } finally {
+      agent.destroy();
+    }
+    // overwrite: false answers a taken public id with the asset that holds it.
+    if (result.existing) throw new ObjectExistsError(key);
+    this.remember(key, { publicId: result.public_id, resourceType: result.resource_type });
+    return { url: result.secure_url };
+  }
+
+  async remove(location: ObjectLocation): Promise<void> {
+    const key = objectKey(location);
+    const publicId = `${location.folder}/${publicIdOf(location)}`;
+    const candidates = this.placed.get(key) ? [this.placed.get(key)!] : (['image', 'video', 'raw'] as const).map((resourceType) => ({ publicId, resourceType }));
+    for (const { publicId: id, resourceType } of candidates) {
+      const agent = this.agent();
+      try {
+        const res = (await cloudinary.uploader.destroy(id, { ...this.auth(agent), resource_type: resourceType, type: 'upload' })) as { result?: string };
+        if (res.result === 'ok') break;
+      } catch (err) {
+        throw new Error(`Cloudinary delete of ${id} failed: ${describe(err)}`);
+      } finally {
+        agent.destroy();
+      }
+    }
+    this.placed.delete(key);
+  }
+
+  async check(): Promise<void> {
+    const agent = this.agent();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      agent.destroy();
+    }, CHECK_TIMEOUT_MS);
+    try {
+      await cloudinary.api.ping(this.auth(agent));
+    } catch (err) {
+      // Rate-limited (the Admin API allows a few hundred calls an hour) still means reachable and signed in.
+      if (statusOf(err) === 420 || statusOf(err) === 429) return;
+      const why = timedOut ? `did not answer within ${CHECK_TIMEOUT_MS / 1000} s` : describe(err);
+      throw new Error(`Cloudinary cloud ${this.settings.cloudName}: ${why}`);
+    } finally {
+      clearTimeout(timer);
+      agent.destroy();
+    }
+  }
+
+  private auth(agent: http.Agent) {
+    return {
+      cloud_name: this.settings.cloudName,
+      api_key: this.settings.apiKey,
+      api_secret: this.settings.apiSecret,
+      upload_prefix: this.prefix,
+      agent,
+    };
+  }
+
+  private get prefix(): string {
+    return this.settings.uploadPrefix ?? 'https://api.cloudinary.com';
+  }
+
+  /** The SDK picks http or https once, from the environment; an agent of the prefix's protocol makes it follow ours. */
+  private agent(): http.Agent {
+    return this.prefix.startsWith('http:') ? new http.Agent() : new https.Agent();
+  }
+
+  private remember(key: string, where: { publicId: string; resourceType: string }): void {
+    this.placed.set(key, where);
+    if (this.placed.size > 256) this.placed.delete(this.placed.keys().next().value!);
+  }
+}
+
+/**
+ * The public id inside the folder: the public name, plus the extension for a raw file, since
+ * Cloudinary gives images and videos theirs (format) but a raw file only the one in its id.
+ */
+function publicIdOf(location: ObjectLocation): string {
+  const ext = location.extension?.toLowerCase();
+  const media = ext !== undefined && (IMAGE_EXTENSIONS.has(ext) || VIDEO_EXTENSIONS.has(ext));
+  return location.extension && !media ? `${location.publicName}.${location.extension}` : location.publicName;
+}
+
+/** The SDK rejects with an Error (network), `{message, http_code}` (Upload API) or `{error: {message, http_code}}` (Admin API). */
+function statusOf(err: unknown): number | undefined {
+  const e = err as { http_code?: number; error?: { http_code?: number } } | null;
+  return e?.error?.http_code ?? e?.http_code;
+}
+
+function describe(err: unknown): string {
+  if (err instanceof AggregateError && err.errors.length) return err.errors.map(describe).join('; ');
+  const e = (err ?? {}) as { message?: unknown; code?: string; error?: { message?: unknown } };
+  const message = [e.error?.message, e.message, e.code].find((m) => typeof m === 'string' && m) as string | undefined;
+  const status = statusOf(err);
+  return `${message ?? 'unknown error'}${status && !(err instanceof Error) ? ` (HTTP ${status})` : ''}`;
 }

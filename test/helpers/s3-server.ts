@@ -1,0 +1,223 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type net from 'node:net';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+
+/** s3rver (no type declarations of its own): what the tests use of it. */
+interface S3rverInstance {
+  run(): Promise<net.AddressInfo>;
+  close(): Promise<void>;
+  httpServer?: http.Server;
+}
+type S3rverOptions = { address: string; port: number; directory: string; silent: boolean; configureBuckets: { name: string }[] };
+const S3rver = createRequire(import.meta.url)('s3rver') as new (options: S3rverOptions) => S3rverInstance;
+
+/** A real S3-compatible server (s3rver) on 127.0.0.1, on a temporary directory, with one bucket. */
+export interface S3Server {
+  endpoint: string;
+  bucket: string;
+  /** Where s3rver keeps the bucket's objects. */
+  dir: string;
+  /** The service's settings for this store (STORAGE_DRIVER=s3, static keys), pointing at `endpoint` unless told otherwise. */
+  env(endpoint?: string): Record<string, string>;
+  /** An object's bytes and headers as a public client reads them (unsigned GET). */
+  get(key: string): Promise<{ status: number; headers: Headers; bytes: Buffer }>;
+  /** Every object key in the bucket, sorted. */
+  keys(): string[];
+  /** Multipart uploads begun and neither completed nor aborted. */
+  pendingUploads(): string[];
+  /** Drops a multipart upload's parts (s3rver has no AbortMultipartUpload; the front answers it with this). */
+  discardUpload(uploadId: string): void;
+  /** Writes an object directly (unsigned), as another writer would. */
+  putDirect(key: string, bytes: Buffer | string): Promise<void>;
+  /** Stops listening and drops every connection, as a crashed store would. */
+  stop(): Promise<void>;
+  /** Listens again on the same port, with the same objects. */
+  restart(): Promise<void>;
+  /** stop() and remove the directory. */
+  close(): Promise<void>;
+}
+
+/** How s3rver names an object's bytes on disk: `<key>._S3rver_object`. */
+const OBJECT_SUFFIX = '._S3rver_object';
+
+export const S3_KEYS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+export async function startS3Server(bucket = 'print-orders-test'): Promise<S3Server> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's3rver-'));
+  let port = 0;
+  let instance: S3rverInstance | undefined;
+  const start = async () => {
+    const server = new S3rver({ address: '127.0.0.1', port, directory: dir, silent: true, configureBuckets: [{ name: bucket }] });
+    port = (await server.run()).port;
+    instance = server;
+  };
+  await start();
+  const endpoint = `http://127.0.0.1:${port}`;
+  const objectUrl = (key: string) => `${endpoint}/${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
+
+  const s3: S3Server = {
+    endpoint,
+    bucket,
+    dir,
+    env: (through = endpoint) => ({
+      STORAGE_DRIVER: 's3',
+      S3_BUCKET: bucket,
+      S3_ENDPOINT: through,
+      S3_FORCE_PATH_STYLE: 'true',
+      S3_REGION: 'us-east-1',
+      // Through a front, the public address is still the store's own.
+      ...(through === endpoint ? {} : { S3_PUBLIC_URL: `${endpoint}/${bucket}` }),
+      S3_ACCESS_KEY_ID: S3_KEYS.accessKeyId,
+      S3_SECRET_ACCESS_KEY: S3_KEYS.secretAccessKey,
+    }),
+    async get(key) {
+      const res = await fetch(objectUrl(key));
+      return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
+    },
+    keys() {
+      const root = path.join(dir, bucket);
+      return (fs.readdirSync(root, { recursive: true }) as string[])
+        .filter((f) => f.endsWith(OBJECT_SUFFIX))
+        .map((f) => f.slice(0, -OBJECT_SUFFIX.length).split(path.sep).join('/'))
+        .sort();
+    },
+    pendingUploads() {
+      const uploads = path.join(dir, bucket, '._S3rver_uploads');
+      return fs.existsSync(uploads) ? fs.readdirSync(uploads) : [];
+    },
+    discardUpload(uploadId) {
+      if (!/^[\w-]+$/.test(uploadId)) throw new Error(`odd upload id ${uploadId}`);
+      fs.rmSync(path.join(dir, bucket, '._S3rver_uploads', uploadId), { recursive: true, force: true });
+    },
+    async putDirect(key, bytes) {
+      const res = await fetch(objectUrl(key), { method: 'PUT', body: typeof bytes === 'string' ? bytes : new Uint8Array(bytes), headers: { 'content-type': 'text/plain' } });
+      if (!res.ok) throw new Error(`s3rver refused a direct PUT of ${key}: ${res.status} ${await res.text()}`);
+    },
+    async stop() {
+      const server = instance;
+      instance = undefined;
+      if (!server?.httpServer) return;
+      const closed = server.close();
+      server.httpServer.closeAllConnections();
+      await closed;
+    },
+    restart: start,
+    async close() {
+      await s3.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return s3;
+}
+
+/** What the front does to the next object request of a kind (each applies once). */
+export type FrontPlan =
+  /** Another writer stores the key just before the service asks whether it exists. */
+  | 'taken-before-head'
+  /** The service's HEAD misses the key (a stale answer) and another writer stores it just before the service's write. */
+  | 'taken-before-write';
+
+/**
+ * An HTTP front for an S3Server that behaves like AWS S3 where s3rver does not: a write with
+ * `If-None-Match: *` (PutObject, CompleteMultipartUpload) to a key that exists answers 412
+ * PreconditionFailed, and AbortMultipartUpload works. It records every request, and can stage the
+ * races above or fail UploadPart.
+ */
+export interface S3Front {
+  endpoint: string;
+  requests: { method: string; url: string; headers: http.IncomingHttpHeaders; status: number }[];
+  /** Keys another writer stored, with the bytes "earlier writer". */
+  intruded: string[];
+  plan(plan: FrontPlan): void;
+  /** While true, every UploadPart answers 500 InternalError. */
+  failParts: boolean;
+  /** While true, requests are accepted and never answered (a store that hangs). */
+  stall: boolean;
+  close(): Promise<void>;
+}
+
+export const INTRUDER_BYTES = 'earlier writer';
+
+export async function startS3Front(s3: S3Server): Promise<S3Front> {
+  const target = new URL(s3.endpoint);
+  let planned: FrontPlan | undefined;
+  const keyOf = (url: URL) => decodeURIComponent(url.pathname.slice(`/${s3.bucket}/`.length));
+  const isObject = (url: URL) => url.pathname.startsWith(`/${s3.bucket}/`) && url.pathname.length > `/${s3.bucket}/`.length;
+
+  const front: S3Front = {
+    endpoint: '',
+    requests: [],
+    intruded: [],
+    plan: (p) => (planned = p),
+    failParts: false,
+    stall: false,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+
+  const intrude = async (url: URL) => {
+    const key = keyOf(url);
+    await s3.putDirect(key, INTRUDER_BYTES);
+    front.intruded.push(key);
+  };
+  const exists = async (url: URL) => (await s3.get(keyOf(url))).status === 200;
+
+  const answer = (req: http.IncomingMessage, res: http.ServerResponse, status: number, code: string, message: string) => {
+    // Read the whole body first: the SDK sends it before it reads an answer.
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(status, { 'content-type': 'application/xml' });
+      res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message><RequestId>s3-front</RequestId></Error>`);
+    });
+  };
+
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url!, s3.endpoint);
+    const record = { method: req.method!, url: req.url!, headers: req.headers, status: 0 };
+    front.requests.push(record);
+    res.on('finish', () => (record.status = res.statusCode));
+    if (front.stall) return;
+    const object = isObject(url);
+    const isPart = req.method === 'PUT' && url.searchParams.has('partNumber');
+    const isWrite = object && ((req.method === 'PUT' && !isPart && !req.headers['x-amz-copy-source']) || (req.method === 'POST' && url.searchParams.has('uploadId')));
+
+    void (async () => {
+      if (object && req.method === 'HEAD' && planned === 'taken-before-head') {
+        planned = undefined;
+        await intrude(url);
+      } else if (object && req.method === 'HEAD' && planned === 'taken-before-write') {
+        res.writeHead(404).end();
+        return;
+      }
+      if (object && req.method === 'DELETE' && url.searchParams.has('uploadId')) {
+        s3.discardUpload(url.searchParams.get('uploadId')!);
+        req.resume();
+        res.writeHead(204).end();
+        return;
+      }
+      if (isPart && front.failParts) return answer(req, res, 500, 'InternalError', 'We encountered an internal error. Please try again.');
+      if (isWrite && planned === 'taken-before-write') {
+        planned = undefined;
+        await intrude(url);
+      }
+      if (isWrite && req.headers['if-none-match'] === '*' && (await exists(url))) {
+        return answer(req, res, 412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
+      }
+      const upstream = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
+        res.writeHead(up.statusCode!, up.headers);
+        up.pipe(res);
+      });
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    })().catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  front.endpoint = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  return front;
+}
