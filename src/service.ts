@@ -14,19 +14,27 @@ import { createStorage } from './storage/index.js';
 export async function openDeps(config: Config): Promise<Deps> {
   fs.mkdirSync(path.join(config.dataDir, 'tmp'), { recursive: true });
   const database = await openDatabase(config.database);
+  let realtime: Deps['realtime'] | undefined;
   try {
     await migrate(database);
     const store = createStore(database);
     const storage = await createStorage(config);
     await storage.check();
-    const deps: Deps = { config, database, store, storage, realtime: await createRealtime(config) };
+    realtime = await createRealtime(config);
+    const deps: Deps = { config, database, store, storage, realtime };
     if (config.admin) await ensureAdmin(deps, config.admin);
     await store.sessions.deleteExpired(new Date().toISOString());
     return deps;
   } catch (err) {
-    await database.destroy();
+    await closeDeps({ database, realtime });
     throw err;
   }
+}
+
+/** Releases what openDeps opened; a failed start-up must not leave connections keeping the process alive. */
+async function closeDeps(deps: { database: Deps['database']; realtime?: Deps['realtime'] }): Promise<void> {
+  await deps.realtime?.close().catch(() => {});
+  await deps.database.destroy();
 }
 
 export interface RunningService {
@@ -40,8 +48,17 @@ export interface RunningService {
 /** Builds and starts the whole service; main.ts and the tests both start it this way. */
 export async function startService(config: Config, options: Parameters<typeof buildApp>[1] = {}): Promise<RunningService> {
   const deps = await openDeps(config);
-  const app = await buildApp(deps, options);
-  const address = await app.listen({ port: config.port, host: config.host });
+  let app: App | undefined;
+  let address: string;
+  try {
+    app = await buildApp(deps, options);
+    deps.realtime.useLogger?.(app.log);
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await app?.close().catch(() => {});
+    await closeDeps(deps);
+    throw err;
+  }
   let closing: Promise<void> | undefined;
   return {
     app,
@@ -54,8 +71,7 @@ export async function startService(config: Config, options: Parameters<typeof bu
           await app.close();
         } finally {
           clearTimeout(force);
-          await deps.realtime.close();
-          await deps.database.destroy();
+          await closeDeps(deps);
         }
       })()),
   };

@@ -52,7 +52,10 @@ export async function openDatabase(config: Config['database']): Promise<Database
     const client = new pg.Client({ connectionString: config.url });
     await client.connect();
     try {
-      await client.query(`CREATE SCHEMA IF NOT EXISTS "${config.schema}"`);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS "${config.schema}"`).catch((err: unknown) => {
+        // Instances starting at once: IF NOT EXISTS does not spare the later one a unique violation.
+        if (!isUniqueViolation(err)) throw err;
+      });
     } finally {
       await client.end();
     }
@@ -87,8 +90,13 @@ export async function migrate(database: Database): Promise<void> {
     provider: { getMigrations: async () => ({ '001_initial': initial(database.dialect) }) },
     migrationTableSchema: schema,
   });
-  const { error } = await migrator.migrateToLatest();
-  if (error) throw error;
+  for (let attempt = 1; ; attempt++) {
+    const { error } = await migrator.migrateToLatest();
+    if (!error) return;
+    // Kysely lists the tables of every schema by name: one dropped meanwhile (by another tenant of
+    // the database, or a test's cleanup) fails the listing with 3F000. Nothing was migrated: list again.
+    if ((error as { code?: unknown }).code !== '3F000' || attempt === 3) throw error;
+  }
 }
 
 /** True when the error is a unique-constraint violation, in either dialect. */

@@ -23,4 +23,12 @@ export interface RealtimeBroker {
   /** Throws when the transport cannot be reached (readiness). */
   check(): Promise<void>;
   close(): Promise<void>;
+  /** For drivers with connections of their own: where to report trouble no caller hears of (warn). */
+  useLogger?(log: RealtimeLogger): void;
+}
+
+/** The part of the service's (pino) logger a driver uses. */
+export interface RealtimeLogger {
+  warn(obj: object, msg: string): void;
+  info(msg: string): void;
 }

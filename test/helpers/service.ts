@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { FastifyServerOptions } from 'fastify';
 import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Deps } from '../../src/deps.js';
@@ -24,6 +25,10 @@ export interface TestServiceOptions {
   env?: Record<string, string>;
   /** PostgreSQL to run on, in a fresh schema dropped by cleanup; default TEST_DATABASE_URL under TEST_DB=postgres, else SQLite. */
   postgresUrl?: string;
+  /** Another test service's database (`config.database`) to share instead of a fresh one, as a second instance would; its owner's cleanup drops it. */
+  sharedDatabase?: Config['database'];
+  /** startTestService: the service's logger (default: from LOG_LEVEL, silent). */
+  logger?: FastifyServerOptions['logger'];
 }
 
 export async function freePort(): Promise<number> {
@@ -50,9 +55,15 @@ export async function testConfig(options: TestServiceOptions = {}): Promise<{ co
     ...options.env,
   };
   let schema: string | undefined;
-  const postgresUrl = options.postgresUrl ?? (testDialect === 'postgres' ? process.env.TEST_DATABASE_URL : undefined);
-  if (testDialect === 'postgres' && !postgresUrl) throw new Error('TEST_DB=postgres needs TEST_DATABASE_URL');
-  if (postgresUrl) {
+  const shared = options.sharedDatabase;
+  const postgresUrl = shared ? undefined : (options.postgresUrl ?? (testDialect === 'postgres' ? process.env.TEST_DATABASE_URL : undefined));
+  if (testDialect === 'postgres' && !postgresUrl && !shared) throw new Error('TEST_DB=postgres needs TEST_DATABASE_URL');
+  if (shared?.dialect === 'postgres') {
+    env.DATABASE_URL = shared.url;
+    if (shared.schema) env.DATABASE_SCHEMA = shared.schema;
+  } else if (shared) {
+    env.DATABASE_URL = `file:${shared.file}`;
+  } else if (postgresUrl) {
     schema = `test_${newId().replace(/-/g, '')}`;
     env.DATABASE_URL = postgresUrl;
     env.DATABASE_SCHEMA = schema;
@@ -100,7 +111,7 @@ let counter = 0;
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const { config, cleanup } = await testConfig(options);
-  const running = await startService(config);
+  const running = await startService(config, { logger: options.logger });
   const url = `http://127.0.0.1:${config.port}`;
   const deps = running.deps;
 

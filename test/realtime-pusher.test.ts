@@ -1,0 +1,183 @@
+/**
+ * REALTIME_DRIVER=pusher against a fake Pusher (a real HTTP server that checks every request's
+ * signature as Pusher does): what an upload triggers, the SSE stream of the same instance, a
+ * refused trigger (specification 4.1: 500 with the failure message, earlier steps kept) and readiness.
+ */
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { loggerOptions } from '../src/app.js';
+import type { User } from '../src/domain/model.js';
+import { type FakePusher, startFakePusher } from './helpers/fake-pusher.js';
+import { activityOf, changeEvents, withoutIds } from './helpers/projects.js';
+import { type Client, type TestService, collectEvents, openEventStream, startTestService } from './helpers/service.js';
+
+const pdf = { data: Buffer.from('%PDF-1.4\n% pusher test\n%%EOF\n'), filename: 'order.pdf', type: 'application/pdf' };
+
+interface Person {
+  user: User;
+  client: Client;
+}
+
+describe('REALTIME_DRIVER=pusher', () => {
+  let pusher: FakePusher;
+  let svc: TestService;
+  let admin: Person;
+  let poc: Person;
+
+  before(async () => {
+    pusher = await startFakePusher();
+    svc = await startTestService({ env: pusher.env() });
+    [admin, poc] = await Promise.all([svc.signIn('ADMIN'), svc.signIn('POC')]);
+  });
+  after(async () => {
+    await svc?.close();
+    await pusher?.close();
+  });
+
+  test('an upload triggers project-updated {id} on "projects", then stats-updated {} on "dashboard", signed as Pusher checks', async () => {
+    assert.equal(svc.deps.realtime.driver, 'pusher');
+    const p = await svc.createProject(poc.user.id, { status: 'APPROVED', piStatus: 'VERIFIED' });
+    const from = pusher.events.length;
+    const res = await poc.client.upload([['projectId', p.id], ['fileType', 'PO'], ['file', pdf]]);
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(pusher.events.slice(from), [
+      { name: 'project-updated', channels: ['projects'], data: { id: p.id } },
+      { name: 'stats-updated', channels: ['dashboard'], data: {} },
+    ]);
+    assert.deepEqual(pusher.refused, [], 'every request carried a valid signature');
+  });
+
+  test('an SSE client of the same instance receives the same two notifications, in order', async () => {
+    const p = await svc.createProject(poc.user.id, { status: 'DISPATCHED', piStatus: 'VERIFIED' });
+    let res: Awaited<ReturnType<Client['upload']>> | undefined;
+    const events = await collectEvents(admin.client, 2, async () => {
+      res = await poc.client.upload([['projectId', p.id], ['fileType', 'CHALLAN'], ['file', pdf]]);
+    });
+    assert.equal(res?.status, 201, res?.text);
+    assert.deepEqual(withoutIds(events), changeEvents(p.id));
+    assert.deepEqual(pusher.events.slice(-2).map((e) => [e.name, e.channels, e.data]), [
+      ['project-updated', ['projects'], { id: p.id }],
+      ['stats-updated', ['dashboard'], {}],
+    ]);
+  });
+
+  test('project changes other than uploads go through Pusher too', async () => {
+    const p = await svc.createProject(poc.user.id);
+    const from = pusher.events.length;
+    const res = await admin.client.post(`/api/projects/${p.id}/approve`);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(pusher.events.slice(from).map((e) => [e.name, e.channels, e.data]), [
+      ['project-updated', ['projects'], { id: p.id }],
+      ['stats-updated', ['dashboard'], {}],
+    ]);
+  });
+
+  test('/readyz: 200 while Pusher answers', async () => {
+    const res = await svc.anonymous.get('/readyz');
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body, { status: 'ready', checks: { database: 'ok', storage: 'ok', realtime: 'ok' } });
+  });
+});
+
+describe('REALTIME_DRIVER=pusher, Pusher refusing the requests (wrong secret)', () => {
+  let pusher: FakePusher;
+  let svc: TestService;
+  let admin: Person;
+  const logLines: string[] = [];
+
+  before(async () => {
+    pusher = await startFakePusher();
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        logLines.push(...String(chunk).split('\n').filter(Boolean));
+        done();
+      },
+    });
+    svc = await startTestService({ env: pusher.env({ PUSHER_SECRET: 'not-the-secret' }), logger: { ...(loggerOptions('warn') as object), stream } });
+    admin = await svc.signIn('ADMIN');
+  });
+  after(async () => {
+    await svc?.close();
+    await pusher?.close();
+  });
+
+  test('an upload answers 500 with the failure message; the record and the activity entry are kept, and the failure is logged', async () => {
+    const p = await svc.createProject(admin.user.id, { status: 'APPROVED', piStatus: 'VERIFIED' });
+    const res = await admin.client.upload([['projectId', p.id], ['fileType', 'PO'], ['file', pdf]]);
+    assert.equal(res.status, 500, res.text);
+    assert.deepEqual(Object.keys(res.body), ['error']);
+    assert.match(res.body.error, /^Pusher refused the request: project-updated was not sent \(401 Invalid signature/);
+    assert.doesNotMatch(res.body.error, /not-the-secret/);
+    assert.equal(pusher.events.length, 0, 'Pusher accepted nothing');
+    assert.ok(pusher.refused.some((r) => r.status === 401 && r.path === `/apps/${pusher.appId}/events`), JSON.stringify(pusher.refused));
+
+    // Steps 9 and 10 happened and stay.
+    const detail = await admin.client.get(`/api/projects/${p.id}`);
+    assert.equal(detail.status, 200, detail.text);
+    assert.deepEqual(detail.body.files.map((f: { type: string; filename: string; size: number }) => [f.type, f.filename, f.size]), [['PO', 'order.pdf', pdf.data.length]]);
+    const activity = await activityOf(admin.client, p.id);
+    assert.deepEqual(activity.map((a) => [a.action, a.details]), [['PO_UPLOADED', { filename: 'order.pdf', size: pdf.data.length }]]);
+
+    // The error handler logged the 500 with the failure.
+    const failed = logLines.map((l) => JSON.parse(l)).filter((l) => l.level === 50 && l.msg === 'request failed');
+    assert.ok(
+      failed.some((l) => /Pusher refused the request/.test(l.err?.message ?? '')),
+      `no error line for the failed upload: ${logLines.join('\n')}`,
+    );
+  });
+
+  test('/readyz: 503 naming realtime while Pusher refuses the signed check', async () => {
+    const res = await svc.anonymous.get('/readyz');
+    assert.equal(res.status, 503, res.text);
+    assert.match(res.body.error, /^Not ready: realtime \(Pusher refused the request: channel list not read \(401 /);
+  });
+});
+
+describe('REALTIME_DRIVER=pusher, Pusher failing for a while', () => {
+  test('a failed trigger answers 500 and leaves the SSE stream working: the next upload reaches it', async () => {
+    const pusher = await startFakePusher();
+    const svc = await startTestService({ env: pusher.env() });
+    try {
+      const admin = await svc.signIn('ADMIN');
+      const p = await svc.createProject(admin.user.id, { status: 'APPROVED', piStatus: 'VERIFIED' });
+      const stream = await openEventStream(admin.client);
+      try {
+        pusher.failWith(503, 'Service temporarily unavailable');
+        const failed = await admin.client.upload([['projectId', p.id], ['fileType', 'PO'], ['file', pdf]]);
+        assert.equal(failed.status, 500, failed.text);
+        assert.deepEqual(failed.body, { error: 'Pusher refused the request: project-updated was not sent (503 Service temporarily unavailable)' });
+        assert.equal((await svc.anonymous.get('/readyz')).status, 503);
+
+        pusher.failWith(null);
+        const ok = await admin.client.upload([['projectId', p.id], ['fileType', 'PO'], ['file', pdf]]);
+        assert.equal(ok.status, 201, ok.text);
+        // Only the second upload's notifications: the first sent none (its first trigger failed).
+        assert.deepEqual(withoutIds(await stream.next(2)), changeEvents(p.id));
+        assert.equal((await svc.anonymous.get('/readyz')).status, 200);
+      } finally {
+        stream.close();
+      }
+    } finally {
+      await svc.close();
+      await pusher.close();
+    }
+  });
+
+  test('/readyz: 200 while the fake answers, 503 naming realtime once it is gone', async () => {
+    const pusher = await startFakePusher();
+    const svc = await startTestService({ env: pusher.env() });
+    try {
+      const ready = await svc.anonymous.get('/readyz');
+      assert.equal(ready.status, 200, ready.text);
+      await pusher.close();
+      const res = await svc.anonymous.get('/readyz');
+      assert.equal(res.status, 503, res.text);
+      assert.match(res.body.error, /^Not ready: realtime \(Pusher is unavailable: channel list not read \(/);
+      assert.deepEqual((await svc.anonymous.get('/healthz')).body, { status: 'ok' });
+    } finally {
+      await svc.close();
+      await pusher.close();
+    }
+  });
+});
