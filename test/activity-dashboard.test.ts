@@ -72,7 +72,7 @@ before(async () => {
 });
 after(() => svc.close());
 
-type Entry = { id: string; userId: string; action: string; entityType: string; entityId: string; details: Record<string, unknown>; createdAt: string };
+type Entry = { id: string; userId: string; userName: string | null; action: string; entityType: string; entityId: string; details: Record<string, unknown>; createdAt: string };
 
 async function list(c: Client, query = ''): Promise<Entry[]> {
   const res = await c.get(`/api/activity${query}`);
@@ -83,6 +83,11 @@ async function list(c: Client, query = ''): Promise<Entry[]> {
 }
 
 const summary = (items: Entry[]) => items.map((e) => [e.action, e.userId, e.entityType, e.entityId]);
+/** Each entry's acting user's name, as the users were created. */
+const nameOf = (userId: string) => [admin, pocA, pocB, client].find((u) => u.user.id === userId)?.user.name;
+const assertNames = (items: Entry[]) => {
+  for (const e of items) assert.equal(e.userName, nameOf(e.userId), `${e.action} by ${e.userId}`);
+};
 const where = (keep: (e: [string, string, string, string]) => boolean) => log.filter(keep);
 
 describe('GET /api/activity', () => {
@@ -96,10 +101,12 @@ describe('GET /api/activity', () => {
     const items = await list(admin.client);
     assert.deepEqual(summary(items), log);
     for (const e of items) {
-      assert.deepEqual(Object.keys(e).sort(), ['action', 'createdAt', 'details', 'entityId', 'entityType', 'id', 'userId']);
+      assert.deepEqual(Object.keys(e).sort(), ['action', 'createdAt', 'details', 'entityId', 'entityType', 'id', 'userId', 'userName']);
       assert.match(e.id, UUID);
       assert.match(e.createdAt, ISO);
     }
+    assertNames(items);
+    assert.equal(items[0]!.userName, admin.user.name);
     const stamps = items.map((e) => e.createdAt);
     assert.deepEqual(stamps, [...stamps].sort().reverse());
     assert.deepEqual(items[0]!.details, { reason: 'test' });
@@ -141,6 +148,7 @@ describe('GET /api/activity', () => {
         assert.ok(++pages <= 10);
       } while (cursor);
       assert.deepEqual(summary(seen), log, `limit ${limit}`);
+      assertNames(seen);
       assert.equal(new Set(seen.map((e) => e.id)).size, log.length);
       assert.equal(pages, Math.ceil(log.length / limit));
     }
@@ -170,6 +178,31 @@ describe('GET /api/activity', () => {
     assert.deepEqual(await list(pocB.client, '?entityType=user'), []);
     assert.deepEqual(await list(pocB.client, `?userId=${pocA.user.id}`), []);
     assert.deepEqual(await list(client.client), []);
+  });
+
+  test("a POC sees the names of who acted on their projects, the admin's included, and no one's email", async () => {
+    const res = await pocA.client.get('/api/activity');
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(
+      res.body.items.map((e: Entry) => [e.action, e.userName]),
+      [
+        ['PI_SUBMITTED', pocA.user.name],
+        ['PROJECT_APPROVED', admin.user.name],
+        ['PROJECT_CREATED', pocA.user.name],
+      ],
+    );
+    assertNames(res.body.items);
+    assert.doesNotMatch(res.text, /"email"/);
+    for (const u of [admin, pocB, client, pocA]) assert.ok(!res.text.includes(u.user.email), `${u.user.email} in ${res.text}`);
+    const b = await pocB.client.get('/api/activity');
+    assert.deepEqual(
+      b.body.items.map((e: Entry) => [e.action, e.userName]),
+      [
+        ['PROJECT_UPDATED', admin.user.name],
+        ['PROJECT_CREATED', admin.user.name],
+      ],
+    );
+    assert.ok(!b.text.includes(admin.user.email));
   });
 });
 

@@ -43,6 +43,7 @@ describe('POST /api/projects', () => {
       name: 'Leaflets',
       description: 'A5, 1000 copies',
       pocId: poc.user.id,
+      pocName: poc.user.name,
       status: 'REQUESTED',
       piStatus: 'PENDING',
       approval: null,
@@ -56,6 +57,7 @@ describe('POST /api/projects', () => {
     assert.deepEqual(entry, {
       id: entry!.id,
       userId: poc.user.id,
+      userName: poc.user.name,
       action: 'PROJECT_CREATED',
       entityType: 'project',
       entityId: p.id,
@@ -66,6 +68,7 @@ describe('POST /api/projects', () => {
     const got = await poc.client.get(`/api/projects/${p.id}`);
     assert.equal(got.status, 200);
     assert.equal(got.body.name, 'Leaflets');
+    assert.equal(got.body.pocName, poc.user.name);
   });
 
   test('description is optional and null when absent or blank', async () => {
@@ -90,8 +93,10 @@ describe('POST /api/projects', () => {
     const res = await admin.client.post('/api/projects', { name: 'For the POC', pocId: poc.user.id });
     assert.equal(res.status, 201);
     assert.equal(res.body.pocId, poc.user.id);
+    assert.equal(res.body.pocName, poc.user.name);
     const [entry] = await activityOf(admin.client, res.body.id);
     assert.equal(entry!.userId, admin.user.id);
+    assert.equal(entry!.userName, admin.user.name);
     assert.deepEqual(entry!.details, { name: 'For the POC', pocId: poc.user.id });
     assert.equal((await poc.client.get(`/api/projects/${res.body.id}`)).status, 200);
 
@@ -212,6 +217,8 @@ describe('GET /api/projects', () => {
         const res: Awaited<ReturnType<Client['get']>> = await owner.client.get(`/api/projects?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
         assert.equal(res.status, 200, res.text);
         assert.ok(res.body.items.length <= limit);
+        // The names come with every page (a LEFT JOIN on users neither adds nor drops rows).
+        for (const p of res.body.items) assert.equal(p.pocName, owner.user.name);
         seen.push(...res.body.items.map((p: { id: string }) => p.id));
         cursor = res.body.nextCursor;
         pages++;
@@ -259,13 +266,15 @@ describe('GET /api/projects/:id', () => {
       name: p.name,
       description: null,
       pocId: poc.user.id,
+      pocName: poc.user.name,
       status: 'APPROVED',
       piStatus: 'VERIFIED',
-      approval: { status: 'APPROVED', note: null, decidedById: null, decidedAt: p.approval!.decidedAt },
+      // Inserted without a decider: no name either.
+      approval: { status: 'APPROVED', note: null, decidedById: null, decidedByName: null, decidedAt: p.approval!.decidedAt },
       createdAt: p.createdAt,
       updatedAt: p.updatedAt,
     });
-    const asJson = (f: typeof older) => ({
+    const asJson = (f: typeof older, uploadedByName: string) => ({
       id: f.id,
       projectId: f.projectId,
       type: f.type,
@@ -274,9 +283,10 @@ describe('GET /api/projects/:id', () => {
       size: f.size,
       contentType: f.contentType,
       uploadedById: f.uploadedById,
+      uploadedByName,
       createdAt: f.createdAt,
     });
-    assert.deepEqual(files, [asJson(newer), asJson(older)]);
+    assert.deepEqual(files, [asJson(newer, poc.user.name), asJson(older, admin.user.name)]);
     assert.deepEqual(allowedActions, ['cancel']);
     assert.deepEqual(uploads, { PO: null, CHALLAN: 'Challan can only be uploaded after dispatch', INVOICE: 'Invoice can only be uploaded after dispatch' });
 
@@ -354,9 +364,10 @@ describe('PATCH /api/projects/:id', () => {
       name: 'Renamed',
       description: 'Now with a description',
       pocId: otherPoc.user.id,
+      pocName: otherPoc.user.name,
       status: 'DELIVERED',
       piStatus: 'REJECTED',
-      approval: { status: 'PENDING', note: 'needs a look', decidedById: admin.user.id, decidedAt: body.approval.decidedAt },
+      approval: { status: 'PENDING', note: 'needs a look', decidedById: admin.user.id, decidedByName: admin.user.name, decidedAt: body.approval.decidedAt },
       createdAt: p.createdAt,
       updatedAt: body.updatedAt,
     });
@@ -452,10 +463,11 @@ describe('lifecycle actions over HTTP', () => {
     for (const step of steps) {
       const client = step.by();
       const actorId = client === admin.client ? admin.user.id : poc.user.id;
+      const actorName = client === admin.client ? admin.user.name : poc.user.name;
       const p = await act(client, id, step.action, step.body);
       if (step.action === 'approve') {
         assert.match(p.approval.decidedAt, ISO);
-        approval = { status: 'APPROVED', note: 'go ahead', decidedById: admin.user.id, decidedAt: p.approval.decidedAt };
+        approval = { status: 'APPROVED', note: 'go ahead', decidedById: admin.user.id, decidedByName: admin.user.name, decidedAt: p.approval.decidedAt };
       }
       assert.deepEqual(p, {
         ...created.body,
@@ -469,6 +481,7 @@ describe('lifecycle actions over HTTP', () => {
       assert.deepEqual(entry, {
         id: entry.id,
         userId: actorId,
+        userName: actorName,
         action: step.activity,
         entityType: 'project',
         entityId: id,
@@ -491,7 +504,13 @@ describe('lifecycle actions over HTTP', () => {
     const p = await svc.createProject(poc.user.id);
     const rejected = await act(admin.client, p.id, 'reject', { note: 'too expensive' });
     assert.equal(rejected.status, 'REQUESTED');
-    assert.deepEqual(rejected.approval, { status: 'REJECTED', note: 'too expensive', decidedById: admin.user.id, decidedAt: rejected.approval.decidedAt });
+    assert.deepEqual(rejected.approval, {
+      status: 'REJECTED',
+      note: 'too expensive',
+      decidedById: admin.user.id,
+      decidedByName: admin.user.name,
+      decidedAt: rejected.approval.decidedAt,
+    });
     const entry = await lastEntry(p.id);
     assert.equal(entry.action, 'PROJECT_REJECTED');
     assert.deepEqual(entry.details, { from: { status: 'REQUESTED', piStatus: 'PENDING' }, to: { status: 'REQUESTED', piStatus: 'PENDING' }, note: 'too expensive' });
@@ -596,5 +615,57 @@ describe('lifecycle actions over HTTP', () => {
       assert.deepEqual(Object.keys(res.body), ['error']);
       assert.match(res.body.error, /action/);
     }
+  });
+});
+
+describe('names of the people a project refers to', () => {
+  test('a POC sees the names, never the emails, of who created, approved, uploaded to and acted on their project', async () => {
+    const owner = await svc.signIn('POC', { name: 'Olga Owner' });
+    const approver = await svc.signIn('ADMIN', { name: 'Anil Approver' });
+    const created = await owner.client.post('/api/projects', { name: 'Named people' });
+    assert.equal(created.status, 201, created.text);
+    const id = created.body.id;
+    assert.equal(created.body.pocName, 'Olga Owner');
+    const approved = await approver.client.post(`/api/projects/${id}/approve`, { note: 'fine' });
+    assert.equal(approved.status, 200, approved.text);
+    assert.equal(approved.body.approval.decidedByName, 'Anil Approver');
+    await insertFile(svc, id, 'PO', approver.user.id);
+
+    const list = await owner.client.get('/api/projects');
+    const detail = await owner.client.get(`/api/projects/${id}`);
+    const activity = await owner.client.get(`/api/activity?entityType=project&entityId=${id}`);
+    for (const res of [list, detail, activity]) assert.equal(res.status, 200, res.text);
+
+    const [item] = list.body.items;
+    assert.equal(item.id, id);
+    assert.equal(item.pocName, 'Olga Owner');
+    assert.deepEqual(item.approval, { status: 'APPROVED', note: 'fine', decidedById: approver.user.id, decidedByName: 'Anil Approver', decidedAt: item.approval.decidedAt });
+    assert.equal(detail.body.pocName, 'Olga Owner');
+    assert.equal(detail.body.approval.decidedByName, 'Anil Approver');
+    assert.deepEqual(
+      detail.body.files.map((f: { uploadedById: string; uploadedByName: string }) => [f.uploadedById, f.uploadedByName]),
+      [[approver.user.id, 'Anil Approver']],
+    );
+    assert.deepEqual(
+      activity.body.items.map((e: { action: string; userId: string; userName: string }) => [e.action, e.userId, e.userName]),
+      [
+        ['PROJECT_APPROVED', approver.user.id, 'Anil Approver'],
+        ['PROJECT_CREATED', owner.user.id, 'Olga Owner'],
+      ],
+    );
+
+    // Names only: no email, of the admin or of anyone.
+    for (const res of [list, detail, activity]) {
+      assert.doesNotMatch(res.text, /"email"/, res.text);
+      for (const email of [approver.user.email, admin.user.email, owner.user.email]) assert.ok(!res.text.includes(email), `${email} in ${res.text}`);
+    }
+
+    // Names are read with the records, so a renamed user shows under the new name.
+    const renamed = await approver.client.patch(`/api/team/${approver.user.id}`, { name: 'Anil A. Approver' });
+    assert.equal(renamed.status, 200, renamed.text);
+    const again = await owner.client.get(`/api/projects/${id}`);
+    assert.equal(again.body.approval.decidedByName, 'Anil A. Approver');
+    assert.equal(again.body.files[0].uploadedByName, 'Anil A. Approver');
+    assert.equal((await activityOf(owner.client, id))[0]!.userName, 'Anil A. Approver');
   });
 });

@@ -389,7 +389,7 @@ describe('201: successful uploads', () => {
     const activity = await svc.deps.store.activity.list({ all: true }, { entityId: p.id, limit: 50 });
     assert.equal(activity.items.length, 1);
     const { id: _id, createdAt: _at, ...entry } = activity.items[0]!;
-    assert.deepEqual(entry, { userId: admin.user.id, action: 'PO_UPLOADED', entityType: 'project', entityId: p.id, details: { filename: 'purchase order.pdf', size: data.length } });
+    assert.deepEqual(entry, { userId: admin.user.id, userName: admin.user.name, action: 'PO_UPLOADED', entityType: 'project', entityId: p.id, details: { filename: 'purchase order.pdf', size: data.length } });
 
     // The upload changes nothing about the project.
     const after = await svc.deps.store.projects.findById(p.id);

@@ -4,10 +4,11 @@ import type { ProjectFields, ProjectFilter, Scope } from '../db/store.js';
 import {
   type Actor,
   type ApprovalStatus,
-  type FileUpload,
   type PiStatus,
+  type FileUploadWithNames,
   type Project,
   type ProjectStatus,
+  type ProjectWithNames,
   APPROVAL_STATUSES,
   PI_STATUSES,
   PROJECT_STATUSES,
@@ -34,7 +35,7 @@ export interface NewProject {
 }
 
 /** POST /api/projects: an ADMIN may name any active user as POC; anyone else owns what they create. */
-export async function createProject(deps: Pick<Deps, 'store' | 'realtime'>, actor: Actor, input: NewProject, log: (e: unknown) => void): Promise<Project> {
+export async function createProject(deps: Pick<Deps, 'store' | 'realtime'>, actor: Actor, input: NewProject, log: (e: unknown) => void): Promise<ProjectWithNames> {
   const name = typeof input.name === 'string' ? input.name.trim() : '';
   if (!name) throw errors.invalidField('name', 'is required');
   let pocId = actor.id;
@@ -55,19 +56,21 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime'>, acto
     createdAt: now,
     updatedAt: now,
   };
-  await deps.store.transaction(async (store) => {
+  const created = await deps.store.transaction(async (store) => {
     await store.projects.insert(project);
     await recordProjectActivity(store, actor, project.id, 'PROJECT_CREATED', { name: project.name, pocId }, now);
+    // Read back with the POC's name, as every other answer carries it.
+    return (await store.projects.findById(project.id))!;
   });
   await announce(deps, project.id, log);
-  return project;
+  return created;
 }
 
 export const listProjects = (deps: Pick<Deps, 'store'>, actor: Actor, filter: ProjectFilter) =>
   deps.store.projects.list(scopeOf(actor), filter);
 
 /** One project the actor may see, with its documents; 404 otherwise. */
-export async function getProject(deps: Pick<Deps, 'store'>, actor: Actor, id: string): Promise<{ project: Project; files: FileUpload[] }> {
+export async function getProject(deps: Pick<Deps, 'store'>, actor: Actor, id: string): Promise<{ project: ProjectWithNames; files: FileUploadWithNames[] }> {
   const project = await deps.store.projects.findById(id);
   if (!project || (actor.role !== 'ADMIN' && project.pocId !== actor.id)) throw errors.projectNotFound();
   return { project, files: await deps.store.files.listForProject(id) };
@@ -83,7 +86,7 @@ export interface ProjectPatch {
 }
 
 /** PATCH /api/projects/:id (ADMIN): corrections, any valid value. Writes PROJECT_UPDATED with the changed fields. */
-export async function patchProject(deps: Pick<Deps, 'store' | 'realtime'>, actor: Actor, id: string, patch: ProjectPatch, log: (e: unknown) => void): Promise<Project> {
+export async function patchProject(deps: Pick<Deps, 'store' | 'realtime'>, actor: Actor, id: string, patch: ProjectPatch, log: (e: unknown) => void): Promise<ProjectWithNames> {
   if (actor.role !== 'ADMIN') throw errors.forbidden();
   const fields = await validatePatch(deps, patch, actor);
   const now = nowIso();
@@ -143,7 +146,7 @@ export async function runProjectAction(
   action: ProjectAction,
   note: string | null,
   log: (e: unknown) => void,
-): Promise<Project> {
+): Promise<ProjectWithNames> {
   const now = nowIso();
   const updated = await deps.store.transaction(async (store) => {
     const current = await store.projects.findById(id, { forUpdate: true });

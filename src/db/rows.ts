@@ -1,5 +1,18 @@
 import type { Selectable } from 'kysely';
-import type { ActivityEntry, DocumentType, FileUpload, PiStatus, Project, ProjectStatus, Role, User, ApprovalStatus } from '../domain/model.js';
+import type {
+  ActivityEntry,
+  ActivityEntryWithNames,
+  ApprovalStatus,
+  DocumentType,
+  FileUpload,
+  FileUploadWithNames,
+  PiStatus,
+  Project,
+  ProjectStatus,
+  ProjectWithNames,
+  Role,
+  User,
+} from '../domain/model.js';
 import { errors } from '../errors.js';
 import type { ActivityLogTable, FileUploadsTable, ProjectsTable, UsersTable } from './schema.js';
 
@@ -41,6 +54,18 @@ export const toProject = (r: Selectable<ProjectsTable>): Project => ({
   updatedAt: r.updated_at,
 });
 
+/** A projects row with its POC's name and its approval's decider's name (LEFT JOINs on users). */
+export type ProjectRowWithNames = Selectable<ProjectsTable> & { poc_name: string | null; approval_decided_by_name: string | null };
+
+export const toProjectWithNames = (r: ProjectRowWithNames): ProjectWithNames => {
+  const project = toProject(r);
+  return {
+    ...project,
+    pocName: r.poc_name,
+    approval: project.approval && { ...project.approval, decidedByName: r.approval_decided_by_name },
+  };
+};
+
 export const toFileUpload = (r: Selectable<FileUploadsTable>): FileUpload => ({
   id: r.id,
   projectId: r.project_id,
@@ -54,6 +79,11 @@ export const toFileUpload = (r: Selectable<FileUploadsTable>): FileUpload => ({
   createdAt: r.created_at,
 });
 
+export const toFileUploadWithNames = (r: Selectable<FileUploadsTable> & { uploaded_by_name: string | null }): FileUploadWithNames => ({
+  ...toFileUpload(r),
+  uploadedByName: r.uploaded_by_name,
+});
+
 export const toActivity = (r: Selectable<ActivityLogTable>): ActivityEntry => ({
   id: r.id,
   userId: r.user_id,
@@ -63,6 +93,11 @@ export const toActivity = (r: Selectable<ActivityLogTable>): ActivityEntry => ({
   // PostgreSQL's jsonb arrives parsed; SQLite's text does not.
   details: (typeof r.details === 'string' ? JSON.parse(r.details) : r.details) as Record<string, unknown>,
   createdAt: r.created_at,
+});
+
+export const toActivityWithNames = (r: Selectable<ActivityLogTable> & { user_name: string | null }): ActivityEntryWithNames => ({
+  ...toActivity(r),
+  userName: r.user_name,
 });
 
 /** Keyset pagination over (created_at, id), newest first. The cursor is opaque to clients. */

@@ -1,7 +1,29 @@
 import { sql } from 'kysely';
-import type { ActivityEntry, Approval, FileUpload, PiStatus, Project, ProjectStatus, Role, User } from '../domain/model.js';
+import type {
+  ActivityEntry,
+  ActivityEntryWithNames,
+  Approval,
+  FileUpload,
+  FileUploadWithNames,
+  PiStatus,
+  Project,
+  ProjectStatus,
+  ProjectWithNames,
+  Role,
+  User,
+} from '../domain/model.js';
 import type { Database, DB } from './index.js';
-import { type Cursor, USER_COLUMNS, decodeCursor, page, toActivity, toFileUpload, toProject, toUser } from './rows.js';
+import {
+  type Cursor,
+  USER_COLUMNS,
+  decodeCursor,
+  page,
+  toActivityWithNames,
+  toFileUpload,
+  toFileUploadWithNames,
+  toProjectWithNames,
+  toUser,
+} from './rows.js';
 
 /** Whose rows a query may return: everything, or only what belongs to one POC's projects. */
 export type Scope = { all: true } | { all: false; pocId: string };
@@ -12,7 +34,7 @@ type Page<T> = { items: T[]; nextCursor: string | null };
 const olderThan = (table: 'projects' | 'activity_log', c: Cursor) =>
   sql<boolean>`(${sql.ref(`${table}.created_at`)} < ${c.createdAt} or (${sql.ref(`${table}.created_at`)} = ${c.createdAt} and ${sql.ref(`${table}.id`)} < ${c.id}))`;
 
-/** All data access of the service. Each method is one query (or one transaction). */
+/** All data access of the service. Each method is one query (or one transaction; projects.update is two statements, run in the caller's). */
 export interface Store extends ReturnType<typeof repositories> {
   /** Runs fn in a transaction; the store it gets writes inside that transaction. */
   transaction<T>(fn: (store: Store) => Promise<T>): Promise<T>;
@@ -180,6 +202,28 @@ export interface ProjectFields {
 }
 
 function projectsRepo(db: DB, dialect: Database['dialect']) {
+  /**
+   * Projects with the names of their POC and of their approval's decider: LEFT JOINs on the users'
+   * primary key, so the rows and their order are the projects' own (and their indexes serve the
+   * filters and the order). Only the names are read from users.
+   */
+  const withNames = () =>
+    db
+      .selectFrom('projects')
+      .leftJoin('users as poc', 'poc.id', 'projects.poc_id')
+      .leftJoin('users as decider', 'decider.id', 'projects.approval_decided_by_id')
+      .selectAll('projects')
+      .select(['poc.name as poc_name', 'decider.name as approval_decided_by_name']);
+
+  /** One project; in a transaction on PostgreSQL its row (not its users') stays locked until commit. */
+  const findById = async (id: string, opts: { forUpdate?: boolean } = {}): Promise<ProjectWithNames | undefined> => {
+    const row = await withNames()
+      .where('projects.id', '=', id)
+      .$if(Boolean(opts.forUpdate) && dialect === 'postgres', (q) => q.forUpdate('projects'))
+      .executeTakeFirst();
+    return row && toProjectWithNames(row);
+  };
+
   return {
     async insert(p: Project): Promise<void> {
       await db
@@ -200,35 +244,25 @@ function projectsRepo(db: DB, dialect: Database['dialect']) {
         })
         .execute();
     },
-    /** One project; in a transaction on PostgreSQL the row stays locked until commit. */
-    async findById(id: string, opts: { forUpdate?: boolean } = {}): Promise<Project | undefined> {
-      const row = await db
-        .selectFrom('projects')
-        .selectAll()
-        .where('id', '=', id)
-        .$if(Boolean(opts.forUpdate) && dialect === 'postgres', (q) => q.forUpdate())
-        .executeTakeFirst();
-      return row && toProject(row);
-    },
-    async list(scope: Scope, f: ProjectFilter): Promise<Page<Project>> {
+    findById,
+    async list(scope: Scope, f: ProjectFilter): Promise<Page<ProjectWithNames>> {
       const cursor = decodeCursor(f.cursor);
-      const rows = await db
-        .selectFrom('projects')
-        .selectAll()
-        .$if(!scope.all, (q) => q.where('poc_id', '=', (scope as { pocId: string }).pocId))
-        .$if(f.pocId !== undefined, (q) => q.where('poc_id', '=', f.pocId!))
-        .$if(f.status !== undefined, (q) => q.where('status', '=', f.status!))
+      const rows = await withNames()
+        .$if(!scope.all, (q) => q.where('projects.poc_id', '=', (scope as { pocId: string }).pocId))
+        .$if(f.pocId !== undefined, (q) => q.where('projects.poc_id', '=', f.pocId!))
+        .$if(f.status !== undefined, (q) => q.where('projects.status', '=', f.status!))
         // SQLite's LIKE has no escape character unless one is named; PostgreSQL's default is the same backslash.
-        .$if(Boolean(f.q), (q) => q.where(sql<boolean>`lower(name) like ${`%${escapeLike(f.q!.toLowerCase())}%`} escape '\\'`))
+        .$if(Boolean(f.q), (q) => q.where(sql<boolean>`lower(${sql.ref('projects.name')}) like ${`%${escapeLike(f.q!.toLowerCase())}%`} escape '\\'`))
         .$if(cursor !== undefined, (q) => q.where(olderThan('projects', cursor!)))
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
+        .orderBy('projects.created_at', 'desc')
+        .orderBy('projects.id', 'desc')
         .limit(f.limit + 1)
         .execute();
-      return page(rows.map(toProject), f.limit);
+      return page(rows.map(toProjectWithNames), f.limit);
     },
-    async update(id: string, f: ProjectFields, now: string): Promise<Project | undefined> {
-      const row = await db
+    /** Two statements (the change, then the project as findById reads it): callers run it in their transaction. */
+    async update(id: string, f: ProjectFields, now: string): Promise<ProjectWithNames | undefined> {
+      const result = await db
         .updateTable('projects')
         .set({
           name: f.name,
@@ -245,9 +279,8 @@ function projectsRepo(db: DB, dialect: Database['dialect']) {
           updated_at: now,
         })
         .where('id', '=', id)
-        .returningAll()
         .executeTakeFirst();
-      return row && toProject(row);
+      return Number(result.numUpdatedRows) ? findById(id) : undefined;
     },
   };
 }
@@ -273,15 +306,18 @@ function filesRepo(db: DB) {
         })
         .execute();
     },
-    async listForProject(projectId: string): Promise<FileUpload[]> {
+    /** Newest first, each with its uploader's name (a LEFT JOIN on users: the name only). */
+    async listForProject(projectId: string): Promise<FileUploadWithNames[]> {
       const rows = await db
         .selectFrom('file_uploads')
-        .selectAll()
-        .where('project_id', '=', projectId)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
+        .leftJoin('users as uploader', 'uploader.id', 'file_uploads.uploaded_by_id')
+        .selectAll('file_uploads')
+        .select('uploader.name as uploaded_by_name')
+        .where('file_uploads.project_id', '=', projectId)
+        .orderBy('file_uploads.created_at', 'desc')
+        .orderBy('file_uploads.id', 'desc')
         .execute();
-      return rows.map(toFileUpload);
+      return rows.map(toFileUploadWithNames);
     },
     async findByStorageKey(key: string): Promise<FileUpload | undefined> {
       const row = await db.selectFrom('file_uploads').selectAll().where('storage_key', '=', key).executeTakeFirst();
@@ -332,29 +368,31 @@ function activityRepo(db: DB) {
         })
         .execute();
     },
-    /** Newest first. A POC sees only entries about the projects they own. */
-    async list(scope: Scope, f: ActivityFilter): Promise<Page<ActivityEntry>> {
+    /** Newest first, each with the acting user's name (a LEFT JOIN on users: the name only). A POC sees only entries about the projects they own. */
+    async list(scope: Scope, f: ActivityFilter): Promise<Page<ActivityEntryWithNames>> {
       const cursor = decodeCursor(f.cursor);
       const rows = await db
         .selectFrom('activity_log')
-        .selectAll()
+        .leftJoin('users as actor', 'actor.id', 'activity_log.user_id')
+        .selectAll('activity_log')
+        .select('actor.name as user_name')
         .$if(!scope.all, (q) =>
           q
-            .where('entity_type', '=', 'project')
-            .where('entity_id', 'in', (sub) =>
+            .where('activity_log.entity_type', '=', 'project')
+            .where('activity_log.entity_id', 'in', (sub) =>
               sub.selectFrom('projects').select('projects.id').where('projects.poc_id', '=', (scope as { pocId: string }).pocId),
             ),
         )
-        .$if(f.entityType !== undefined, (q) => q.where('entity_type', '=', f.entityType!))
-        .$if(f.entityId !== undefined, (q) => q.where('entity_id', '=', f.entityId!))
-        .$if(f.action !== undefined, (q) => q.where('action', '=', f.action!))
-        .$if(f.userId !== undefined, (q) => q.where('user_id', '=', f.userId!))
+        .$if(f.entityType !== undefined, (q) => q.where('activity_log.entity_type', '=', f.entityType!))
+        .$if(f.entityId !== undefined, (q) => q.where('activity_log.entity_id', '=', f.entityId!))
+        .$if(f.action !== undefined, (q) => q.where('activity_log.action', '=', f.action!))
+        .$if(f.userId !== undefined, (q) => q.where('activity_log.user_id', '=', f.userId!))
         .$if(cursor !== undefined, (q) => q.where(olderThan('activity_log', cursor!)))
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
+        .orderBy('activity_log.created_at', 'desc')
+        .orderBy('activity_log.id', 'desc')
         .limit(f.limit + 1)
         .execute();
-      return page(rows.map(toActivity), f.limit);
+      return page(rows.map(toActivityWithNames), f.limit);
     },
   };
 }

@@ -76,5 +76,28 @@ export interface ActivityEntry {
   createdAt: string;
 }
 
+/*
+ * Records as they are read for display: with the names of the users they refer to, read in the
+ * same query (a LEFT JOIN on users; null when there is no such user). Names only: never another
+ * user's email or anything else about them.
+ */
+
+export interface ApprovalWithNames extends Approval {
+  decidedByName: string | null;
+}
+
+export interface ProjectWithNames extends Omit<Project, 'approval'> {
+  pocName: string | null;
+  approval: ApprovalWithNames | null;
+}
+
+export interface FileUploadWithNames extends FileUpload {
+  uploadedByName: string | null;
+}
+
+export interface ActivityEntryWithNames extends ActivityEntry {
+  userName: string | null;
+}
+
 export const isOneOf = <T extends string>(values: readonly T[], v: unknown): v is T =>
   typeof v === 'string' && (values as readonly string[]).includes(v);

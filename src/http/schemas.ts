@@ -5,7 +5,7 @@ import { APPROVAL_STATUSES, DOCUMENT_TYPES, PI_STATUSES, PROJECT_STATUSES, ROLES
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 /** A string or null as `type: [string, null]`: fast-json-stringify serializes it directly, where anyOf costs a validation per value. */
-export const NullableString = (options: { format?: string } = {}) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+export const NullableString = (options: { format?: string; description?: string } = {}) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
 const enumOf = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: 'string', enum: [...values] });
 
 export const ErrorBody = Type.Object({ error: Type.String() }, { $id: 'Error', description: 'Every error: {"error": message}' });
@@ -53,6 +53,7 @@ export const Approval = Type.Object({
   status: enumOf(APPROVAL_STATUSES),
   note: NullableString(),
   decidedById: NullableString(),
+  decidedByName: NullableString({ description: "the decider's name" }),
   decidedAt: NullableString({ format: 'date-time' }),
 });
 
@@ -61,6 +62,7 @@ export const Project = Type.Object({
   name: Type.String(),
   description: NullableString(),
   pocId: Type.String(),
+  pocName: NullableString({ description: "the POC's name" }),
   status: enumOf(PROJECT_STATUSES),
   piStatus: enumOf(PI_STATUSES),
   approval: Nullable(Approval),
@@ -77,6 +79,7 @@ export const FileUpload = Type.Object({
   size: Type.Integer(),
   contentType: Type.String(),
   uploadedById: Type.String(),
+  uploadedByName: NullableString({ description: "the uploader's name" }),
   createdAt: Type.String({ format: 'date-time' }),
 });
 
@@ -94,6 +97,7 @@ export const UploadResult = Type.Object({ id: Type.String(), url: Type.String(),
 export const ActivityEntry = Type.Object({
   id: Type.String(),
   userId: Type.String(),
+  userName: NullableString({ description: "the acting user's name" }),
   action: Type.String(),
   entityType: Type.String(),
   entityId: Type.String(),

@@ -1,6 +1,9 @@
-import type { ActivityEntry, FileUpload, Project, User } from '../domain/model.js';
+import type { ActivityEntryWithNames, FileUpload, FileUploadWithNames, ProjectWithNames, User } from '../domain/model.js';
 
-/** What leaves the server. Each presenter whitelists its fields, so a new column never leaks (no password, hash or storage key). */
+/**
+ * What leaves the server. Each presenter whitelists its fields, so a new column never leaks (no password, hash or storage key).
+ * Of the other users a record refers to, only their names go out (pocName, decidedByName, uploadedByName, userName).
+ */
 
 /** A member in GET /api/team (specification 4.2: no updatedAt). */
 export const presentTeamMember = (u: User) => ({
@@ -20,24 +23,26 @@ export const presentCreatedTeamMember = (u: User) => ({ ...presentTeamMember(u),
 
 export const presentSessionUser = (u: User) => ({ id: u.id, name: u.name, email: u.email, role: u.role });
 
-export const presentProject = (p: Project) => ({
+export const presentProject = (p: ProjectWithNames) => ({
   id: p.id,
   name: p.name,
   description: p.description,
   pocId: p.pocId,
+  pocName: p.pocName,
   status: p.status,
   piStatus: p.piStatus,
   approval: p.approval && {
     status: p.approval.status,
     note: p.approval.note,
     decidedById: p.approval.decidedById,
+    decidedByName: p.approval.decidedByName,
     decidedAt: p.approval.decidedAt,
   },
   createdAt: p.createdAt,
   updatedAt: p.updatedAt,
 });
 
-export const presentFile = (f: FileUpload) => ({
+export const presentFile = (f: FileUploadWithNames) => ({
   id: f.id,
   projectId: f.projectId,
   type: f.type,
@@ -46,15 +51,17 @@ export const presentFile = (f: FileUpload) => ({
   size: f.size,
   contentType: f.contentType,
   uploadedById: f.uploadedById,
+  uploadedByName: f.uploadedByName,
   createdAt: f.createdAt,
 });
 
 /** The upload's answer (specification 4.1 step 12): exactly these four fields. */
 export const presentUpload = (f: FileUpload) => ({ id: f.id, url: f.url, filename: f.filename, size: f.size });
 
-export const presentActivity = (a: ActivityEntry) => ({
+export const presentActivity = (a: ActivityEntryWithNames) => ({
   id: a.id,
   userId: a.userId,
+  userName: a.userName,
   action: a.action,
   entityType: a.entityType,
   entityId: a.entityId,

@@ -374,6 +374,12 @@ function describeBrowserTests() {
       await heading(poc, PROJECT).waitFor();
       await hasText(poc.getByTestId('live'), 'Live');
 
+      // The POC may not read the team, yet sees who did what: the names come with the project and its activity.
+      await hasText(poc.getByTestId('project-approval'), new RegExp(`^Approved by ${ADMIN.name}, `));
+      await hasText(poc.getByTestId('project-poc'), 'You');
+      await hasText(poc.locator('.activity li').first(), new RegExp(`^${ADMIN.name} verified the PI`));
+      assert.equal(await poc.getByText('Someone else').count(), 0);
+
       // Dates follow the browser's locale (de-DE: 21.11.2026, 14:05).
       assert.match((await poc.locator('.facts time').first().textContent()) ?? '', /^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}$/);
 
@@ -395,6 +401,7 @@ function describeBrowserTests() {
       assert.ok(bar.max > UPLOAD_BYTES, `the bar counts the bytes sent (${bar.max})`);
       assert.equal(bar.value, bar.max, 'the progress bar reaches its end');
       const link = poc.getByTestId('files-PO').getByRole('link', { name: 'order.pdf', exact: true });
+      await hasText(poc.getByTestId('files-PO').locator('li'), / · You · /);
       assert.match((await link.getAttribute('href')) ?? '', new RegExp(`^${svc.url}/files/print-orders/${projectId}/po/po_\\d+\\.pdf$`));
       const file = await fetch((await link.getAttribute('href'))!);
       assert.equal(file.status, 200);
@@ -419,6 +426,7 @@ function describeBrowserTests() {
       await admin2.goto(`${svc.url}/projects/${projectId}`);
       await heading(admin2, PROJECT).waitFor();
       await admin2.getByTestId('files-PO').getByRole('link', { name: 'order.pdf', exact: true }).waitFor();
+      await hasText(admin2.getByTestId('files-PO').locator('li'), new RegExp(` · ${POC.name} · `));
       await screenshot(admin2, 'project');
       await admin2.getByRole('button', { name: 'Cancel project' }).click();
       await admin2.getByRole('button', { name: 'Yes, cancel the project' }).click();

@@ -9,8 +9,8 @@ import type { Client, TestService } from './service.js';
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 export const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-/** The fields of a project as JSON (interface.md, Projects). */
-export const PROJECT_KEYS = ['approval', 'createdAt', 'description', 'id', 'name', 'piStatus', 'pocId', 'status', 'updatedAt'];
+/** The fields of a project as JSON (interface.md, Projects), sorted; pocName is ours, added beside pocId. */
+export const PROJECT_KEYS = ['approval', 'createdAt', 'description', 'id', 'name', 'piStatus', 'pocId', 'pocName', 'status', 'updatedAt'];
 
 /** The two notifications every project change sends, in order (specification part 6). */
 export const changeEvents = (projectId: string) => [
@@ -22,7 +22,7 @@ export const changeEvents = (projectId: string) => [
 export const withoutIds = (events: { id: string; event: string; data: unknown }[]) => events.map(({ event, data }) => ({ event, data }));
 
 /** All activity entries about one project, newest first, as an ADMIN reads them over HTTP. */
-export async function activityOf(admin: Client, projectId: string): Promise<{ id: string; userId: string; action: string; entityType: string; entityId: string; details: Record<string, unknown>; createdAt: string }[]> {
+export async function activityOf(admin: Client, projectId: string): Promise<{ id: string; userId: string; userName: string | null; action: string; entityType: string; entityId: string; details: Record<string, unknown>; createdAt: string }[]> {
   const res = await admin.get(`/api/activity?entityType=project&entityId=${projectId}&limit=200`);
   assert.equal(res.status, 200, res.text);
   return res.body.items;

@@ -22,9 +22,11 @@ export interface Project {
   name: string;
   description: string | null;
   pocId: string;
+  /** The POC's name (null if the service has no such user). */
+  pocName: string | null;
   status: ProjectStatus;
   piStatus: PiStatus;
-  approval: { status: ApprovalStatus; note: string | null; decidedById: string | null; decidedAt: string | null } | null;
+  approval: { status: ApprovalStatus; note: string | null; decidedById: string | null; decidedByName: string | null; decidedAt: string | null } | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -38,6 +40,7 @@ export interface FileUpload {
   size: number;
   contentType: string;
   uploadedById: string;
+  uploadedByName: string | null;
   createdAt: string;
 }
 
@@ -57,6 +60,7 @@ export interface Page<T> {
 export interface ActivityEntry {
   id: string;
   userId: string;
+  userName: string | null;
   action: string;
   entityType: string;
   entityId: string;

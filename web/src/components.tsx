@@ -1,8 +1,7 @@
-import { useQuery } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useId, useRef } from 'react';
 import { Link } from 'wouter';
-import { type ActivityEntry, ApiError, type ProjectStatus, api } from './api';
-import { STATUS_LABELS, activityLabel, formatBytes, formatDateTime } from './format';
+import { type ActivityEntry, ApiError, type ProjectStatus } from './api';
+import { STATUS_LABELS, activityLabel, formatBytes, formatDateTime, personName } from './format';
 import { useUser } from './session';
 
 /** The page's title in the tab and its one h1, which takes the focus when the page opens (for keyboard and screen reader users). */
@@ -86,19 +85,6 @@ export function placeError(err: unknown, values: Record<string, string>): { fiel
   return { fields: {}, form: message };
 }
 
-/**
- * Names for user ids ("You" for oneself): an admin reads them from the team; anyone else may not
- * read the team, so other people stay unnamed (null).
- */
-export function useUserNames(): (id: string) => string | null {
-  const me = useUser();
-  const team = useQuery({ queryKey: ['team'], queryFn: api.team, enabled: me.role === 'ADMIN', staleTime: 60_000 });
-  return (id: string) => {
-    if (id === me.id) return 'You';
-    return team.data?.find((m) => m.id === id)?.name ?? null;
-  };
-}
-
 /** What an activity entry's details say, in a few words. */
 function detailsOf(entry: ActivityEntry): string | null {
   const d = entry.details;
@@ -111,7 +97,7 @@ function detailsOf(entry: ActivityEntry): string | null {
 
 /** A list of activity entries, newest first; `projectName` links each to its project when given. */
 export function ActivityList({ entries, projectName }: { entries: ActivityEntry[]; projectName?: (id: string) => string | undefined }) {
-  const nameOf = useUserNames();
+  const me = useUser();
   if (!entries.length) return <p className="muted">No activity yet.</p>;
   return (
     <ol className="activity">
@@ -120,7 +106,7 @@ export function ActivityList({ entries, projectName }: { entries: ActivityEntry[
         return (
           <li key={e.id}>
             <div>
-              <strong>{nameOf(e.userId) ?? 'Someone else'}</strong> {activityLabel(e.action)}
+              <strong>{personName(e.userId, e.userName, me) ?? 'Someone else'}</strong> {activityLabel(e.action)}
               {projectName && e.entityType === 'project' && (
                 <>
                   {' '}

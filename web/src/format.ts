@@ -79,5 +79,11 @@ const ACTIVITY_LABELS: Record<string, string> = {
   INVOICE_UPLOADED: 'uploaded an invoice',
 };
 
+/**
+ * Who a record names: "You" for the signed-in user, else the name the API sent with the record
+ * (null when it has none). Every user may read these names; only admins may read the team.
+ */
+export const personName = (id: string | null, name: string | null, me: { id: string }): string | null => (id !== null && id === me.id ? 'You' : name);
+
 /** "approved the project", or the action's own name for one this app does not know yet. */
 export const activityLabel = (action: string) => ACTIVITY_LABELS[action] ?? action.toLowerCase().replace(/_/g, ' ');

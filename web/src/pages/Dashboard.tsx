@@ -19,7 +19,7 @@ export function DashboardPage() {
   const user = useUser();
   const stats = useQuery({ queryKey: ['stats'], queryFn: api.stats });
   const activity = useQuery({ queryKey: ['activity', { limit: 10 }], queryFn: () => api.activity({ limit: 10 }) });
-  // Project names for the activity list (the entries carry only ids).
+  // Project names for the activity list (the entries carry the project's id, not its name).
   const projects = useQuery({ queryKey: ['projects', { limit: 200 }], queryFn: () => api.projects({ limit: 200 }) });
   const projectName = (id: string) => projects.data?.items.find((p) => p.id === id)?.name;
 

@@ -2,8 +2,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type DragEvent, type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { ApiError, DOCUMENT_TYPES, type DocumentType, type ProjectAction, type ProjectDetail, type Upload, api, uploadDocument } from '../api';
-import { ActivityList, ErrorMessage, PageTitle, StatusBadge, useUserNames } from '../components';
-import { ACTION_LABELS, DOCUMENT_LABELS, PI_LABELS, formatBytes, formatDateTime } from '../format';
+import { ActivityList, ErrorMessage, PageTitle, StatusBadge } from '../components';
+import { ACTION_LABELS, DOCUMENT_LABELS, PI_LABELS, formatBytes, formatDateTime, personName } from '../format';
+import { useUser } from '../session';
 
 /** One project: its state, what the user may do now, its documents, an upload area and its activity. */
 export function ProjectPage({ id }: { id: string }) {
@@ -46,8 +47,9 @@ export function ProjectPage({ id }: { id: string }) {
 }
 
 function Summary({ project: p }: { project: ProjectDetail }) {
-  const nameOf = useUserNames();
+  const me = useUser();
   const approval = p.approval;
+  const decidedBy = approval && personName(approval.decidedById, approval.decidedByName, me);
   return (
     <section className="card" aria-labelledby="summary-title">
       <h2 id="summary-title">Summary</h2>
@@ -63,7 +65,7 @@ function Summary({ project: p }: { project: ProjectDetail }) {
           <dd data-testid="project-approval">
             {!approval || approval.status === 'PENDING'
               ? 'Awaiting an admin’s decision'
-              : `${approval.status === 'APPROVED' ? 'Approved' : 'Rejected'}${approval.decidedById && nameOf(approval.decidedById) ? ` by ${nameOf(approval.decidedById)}` : ''}${approval.decidedAt ? `, ${formatDateTime(approval.decidedAt)}` : ''}`}
+              : `${approval.status === 'APPROVED' ? 'Approved' : 'Rejected'}${decidedBy ? ` by ${decidedBy}` : ''}${approval.decidedAt ? `, ${formatDateTime(approval.decidedAt)}` : ''}`}
             {approval?.note && <div className="muted small-text">Note: {approval.note}</div>}
           </dd>
         </div>
@@ -73,7 +75,7 @@ function Summary({ project: p }: { project: ProjectDetail }) {
         </div>
         <div>
           <dt>Point of contact</dt>
-          <dd>{nameOf(p.pocId) ?? '—'}</dd>
+          <dd data-testid="project-poc">{personName(p.pocId, p.pocName, me) ?? '—'}</dd>
         </div>
         <div>
           <dt>Created</dt>
@@ -196,7 +198,7 @@ function Actions({ project: p }: { project: ProjectDetail }) {
 }
 
 function Documents({ project: p }: { project: ProjectDetail }) {
-  const nameOf = useUserNames();
+  const me = useUser();
   return (
     <section className="card" aria-labelledby="documents-title">
       <h2 id="documents-title">Documents</h2>
@@ -217,7 +219,7 @@ function Documents({ project: p }: { project: ProjectDetail }) {
                       {f.filename}
                     </a>
                     <span className="muted small-text">
-                      {[formatBytes(f.size), nameOf(f.uploadedById)].filter(Boolean).join(' · ')} · <time dateTime={f.createdAt}>{formatDateTime(f.createdAt)}</time>
+                      {[formatBytes(f.size), personName(f.uploadedById, f.uploadedByName, me)].filter(Boolean).join(' · ')} · <time dateTime={f.createdAt}>{formatDateTime(f.createdAt)}</time>
                     </span>
                   </li>
                 ))}

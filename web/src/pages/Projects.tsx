@@ -2,8 +2,8 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'wouter';
 import { PROJECT_STATUSES, type ProjectStatus, api } from '../api';
-import { ErrorMessage, PageTitle, StatusBadge, useUserNames } from '../components';
-import { PI_LABELS, STATUS_LABELS, formatDate } from '../format';
+import { ErrorMessage, PageTitle, StatusBadge } from '../components';
+import { PI_LABELS, STATUS_LABELS, formatDate, personName } from '../format';
 import { useUser } from '../session';
 
 const PAGE_SIZE = 20;
@@ -11,7 +11,6 @@ const PAGE_SIZE = 20;
 /** The projects the user may see: filter by status, search by name, more on demand (live: refreshes on project-updated). */
 export function ProjectsPage() {
   const user = useUser();
-  const nameOf = useUserNames();
   const [params, setParams] = useSearchParams();
   const status = PROJECT_STATUSES.find((s) => s === params.get('status')) ?? '';
   const q = params.get('q') ?? '';
@@ -107,7 +106,7 @@ export function ProjectsPage() {
                     <StatusBadge status={p.status} />
                   </td>
                   <td data-label="PI">{PI_LABELS[p.piStatus]}</td>
-                  {user.role === 'ADMIN' && <td data-label="Point of contact">{nameOf(p.pocId) ?? '—'}</td>}
+                  {user.role === 'ADMIN' && <td data-label="Point of contact">{personName(p.pocId, p.pocName, user) ?? '—'}</td>}
                   <td data-label="Created">
                     <time dateTime={p.createdAt}>{formatDate(p.createdAt)}</time>
                   </td>
