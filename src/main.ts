@@ -16,7 +16,9 @@ try {
 const service = await startService(config);
 const log = service.app.log;
 log.info(`Print-order service ready at ${config.publicUrl} (database: ${config.database.dialect}, storage: ${config.storage.driver}, realtime: ${config.realtime.driver})`);
-if (!config.admin) log.info('No ADMIN_EMAIL/ADMIN_PASSWORD set: create the first admin with `npm run cli -- create-user --role ADMIN ...`');
+if ((await service.deps.store.users.countActiveAdmins()) === 0) {
+  log.warn('No one can sign in yet: restart with ADMIN_EMAIL and ADMIN_PASSWORD set, or run `npm run cli -- create-user --role ADMIN --email … --password … --name …`');
+}
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
