@@ -147,6 +147,37 @@ function TeamAdmin() {
   );
 }
 
+type ProfileField = 'role' | 'phone' | 'branch' | 'location';
+
+/** The fields the add and edit forms share: role, phone, branch, location. */
+function ProfileFields({ values, set, errors, optional = false }: { values: Record<ProfileField, string>; set: (field: ProfileField) => (e: { target: { value: string } }) => void; errors: Record<string, string>; optional?: boolean }) {
+  const label = (name: string) => (optional ? `${name} (optional)` : name);
+  return (
+    <>
+      <Field label="Role" error={errors.role}>
+        {(p) => (
+          <select {...p} value={values.role} onChange={set('role')}>
+            {ROLES.map((r) => (
+              <option key={r} value={r}>
+                {ROLE_CHOICES[r]}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label={label('Phone')} error={errors.phone}>
+        {(p) => <input {...p} type="tel" value={values.phone} onChange={set('phone')} autoComplete="off" />}
+      </Field>
+      <Field label={label('Branch')} error={errors.branch}>
+        {(p) => <input {...p} value={values.branch} onChange={set('branch')} autoComplete="off" />}
+      </Field>
+      <Field label={label('Location')} error={errors.location}>
+        {(p) => <input {...p} value={values.location} onChange={set('location')} autoComplete="off" />}
+      </Field>
+    </>
+  );
+}
+
 const EMPTY = { name: '', email: '', password: '', role: 'POC' as Role, phone: '', location: '', branch: '' };
 
 function NewMemberForm() {
@@ -186,26 +217,7 @@ function NewMemberForm() {
         <Field label="Password" error={fields.password} hint="They can sign in with it at once.">
           {(p) => <input {...p} type="password" value={values.password} onChange={set('password')} autoComplete="new-password" />}
         </Field>
-        <Field label="Role" error={fields.role}>
-          {(p) => (
-            <select {...p} value={values.role} onChange={set('role')}>
-              {ROLES.map((r) => (
-                <option key={r} value={r}>
-                  {ROLE_CHOICES[r]}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Phone (optional)" error={fields.phone}>
-          {(p) => <input {...p} type="tel" value={values.phone} onChange={set('phone')} autoComplete="off" />}
-        </Field>
-        <Field label="Branch (optional)" error={fields.branch}>
-          {(p) => <input {...p} value={values.branch} onChange={set('branch')} autoComplete="off" />}
-        </Field>
-        <Field label="Location (optional)" error={fields.location}>
-          {(p) => <input {...p} value={values.location} onChange={set('location')} autoComplete="off" />}
-        </Field>
+        <ProfileFields values={values} set={set} errors={fields} optional />
         <div className="form-actions span-all">
           <button type="submit" className="primary" aria-disabled={create.isPending}>
             {create.isPending ? 'Adding…' : 'Add member'}
@@ -253,26 +265,7 @@ function EditMemberForm({ member, onDone, onCancel }: { member: TeamMember; onDo
       <Field label="Name" error={fields.name}>
         {(p) => <input {...p} value={values.name} onChange={set('name')} autoComplete="off" autoFocus />}
       </Field>
-      <Field label="Role" error={fields.role}>
-        {(p) => (
-          <select {...p} value={values.role} onChange={set('role')}>
-            {ROLES.map((r) => (
-              <option key={r} value={r}>
-                {ROLE_CHOICES[r]}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
-      <Field label="Phone" error={fields.phone}>
-        {(p) => <input {...p} type="tel" value={values.phone} onChange={set('phone')} autoComplete="off" />}
-      </Field>
-      <Field label="Branch" error={fields.branch}>
-        {(p) => <input {...p} value={values.branch} onChange={set('branch')} autoComplete="off" />}
-      </Field>
-      <Field label="Location" error={fields.location}>
-        {(p) => <input {...p} value={values.location} onChange={set('location')} autoComplete="off" />}
-      </Field>
+      <ProfileFields values={values} set={set} errors={fields} />
       <div className="form-actions span-all">
         <button type="submit" className="primary" aria-disabled={save.isPending}>
           {save.isPending ? 'Saving…' : 'Save'}
