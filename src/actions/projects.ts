@@ -60,7 +60,7 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime'>, acto
     await store.projects.insert(project);
     await recordProjectActivity(store, actor, project.id, 'PROJECT_CREATED', { name: project.name, pocId }, now);
     // Read back with the POC's name, as every other answer carries it.
-    return (await store.projects.findById(project.id))!;
+    return (await store.projects.findWithNames(project.id))!;
   });
   await announce(deps, project.id, log);
   return created;
@@ -71,7 +71,7 @@ export const listProjects = (deps: Pick<Deps, 'store'>, actor: Actor, filter: Pr
 
 /** One project the actor may see, with its documents; 404 otherwise. */
 export async function getProject(deps: Pick<Deps, 'store'>, actor: Actor, id: string): Promise<{ project: ProjectWithNames; files: FileUploadWithNames[] }> {
-  const project = await deps.store.projects.findById(id);
+  const project = await deps.store.projects.findWithNames(id);
   if (!project || (actor.role !== 'ADMIN' && project.pocId !== actor.id)) throw errors.projectNotFound();
   return { project, files: await deps.store.files.listForProject(id) };
 }

@@ -21,6 +21,7 @@ import {
   toActivityWithNames,
   toFileUpload,
   toFileUploadWithNames,
+  toProject,
   toProjectWithNames,
   toUser,
 } from './rows.js';
@@ -215,12 +216,9 @@ function projectsRepo(db: DB, dialect: Database['dialect']) {
       .selectAll('projects')
       .select(['poc.name as poc_name', 'decider.name as approval_decided_by_name']);
 
-  /** One project; in a transaction on PostgreSQL its row (not its users') stays locked until commit. */
-  const findById = async (id: string, opts: { forUpdate?: boolean } = {}): Promise<ProjectWithNames | undefined> => {
-    const row = await withNames()
-      .where('projects.id', '=', id)
-      .$if(Boolean(opts.forUpdate) && dialect === 'postgres', (q) => q.forUpdate('projects'))
-      .executeTakeFirst();
+  /** One project with the names, as answers show it. */
+  const findWithNames = async (id: string): Promise<ProjectWithNames | undefined> => {
+    const row = await withNames().where('projects.id', '=', id).executeTakeFirst();
     return row && toProjectWithNames(row);
   };
 
@@ -244,7 +242,17 @@ function projectsRepo(db: DB, dialect: Database['dialect']) {
         })
         .execute();
     },
-    findById,
+    /** One project as the rules see it (no names: the upload's checks and the lifecycle need none); in a transaction on PostgreSQL its row stays locked until commit. */
+    async findById(id: string, opts: { forUpdate?: boolean } = {}): Promise<Project | undefined> {
+      const row = await db
+        .selectFrom('projects')
+        .selectAll()
+        .where('id', '=', id)
+        .$if(Boolean(opts.forUpdate) && dialect === 'postgres', (q) => q.forUpdate())
+        .executeTakeFirst();
+      return row && toProject(row);
+    },
+    findWithNames,
     async list(scope: Scope, f: ProjectFilter): Promise<Page<ProjectWithNames>> {
       const cursor = decodeCursor(f.cursor);
       const rows = await withNames()
@@ -260,7 +268,7 @@ function projectsRepo(db: DB, dialect: Database['dialect']) {
         .execute();
       return page(rows.map(toProjectWithNames), f.limit);
     },
-    /** Two statements (the change, then the project as findById reads it): callers run it in their transaction. */
+    /** Two statements (the change, then the project as findWithNames reads it): callers run it in their transaction. */
     async update(id: string, f: ProjectFields, now: string): Promise<ProjectWithNames | undefined> {
       const result = await db
         .updateTable('projects')
@@ -280,7 +288,7 @@ function projectsRepo(db: DB, dialect: Database['dialect']) {
         })
         .where('id', '=', id)
         .executeTakeFirst();
-      return Number(result.numUpdatedRows) ? findById(id) : undefined;
+      return Number(result.numUpdatedRows) ? findWithNames(id) : undefined;
     },
   };
 }

@@ -1,14 +1,11 @@
 /** The service's JSON API, as the web app uses it (same origin: the session cookie goes along). */
+import type { ApprovalStatus, DocumentType, PiStatus, ProjectStatus, Role } from '../../src/domain/model';
+import type { ProjectAction } from '../../src/domain/project-lifecycle';
 
-export const ROLES = ['ADMIN', 'POC', 'CLIENT'] as const;
-export type Role = (typeof ROLES)[number];
-export const PROJECT_STATUSES = ['REQUESTED', 'APPROVED', 'PRINTING', 'DISPATCHED', 'DELIVERED', 'CANCELLED'] as const;
-export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
-export type PiStatus = 'PENDING' | 'SUBMITTED' | 'VERIFIED' | 'REJECTED';
-export type ApprovalStatus = 'PENDING' | 'APPROVED' | 'REJECTED';
-export const DOCUMENT_TYPES = ['PO', 'CHALLAN', 'INVOICE'] as const;
-export type DocumentType = (typeof DOCUMENT_TYPES)[number];
-export type ProjectAction = 'approve' | 'reject' | 'submit-pi' | 'verify-pi' | 'reject-pi' | 'start-printing' | 'dispatch' | 'deliver' | 'cancel';
+// The enumerations and action names are the service's own, so a new status or type reaches the app by itself.
+export { DOCUMENT_TYPES, PROJECT_STATUSES, ROLES } from '../../src/domain/model';
+export type { ApprovalStatus, DocumentType, PiStatus, ProjectStatus, Role } from '../../src/domain/model';
+export type { ProjectAction } from '../../src/domain/project-lifecycle';
 
 export interface SessionUser {
   id: string;

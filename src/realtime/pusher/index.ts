@@ -1,5 +1,6 @@
 import Pusher from 'pusher';
 import type { RealtimeConfig } from '../../config.js';
+import { Subscribers } from '../subscribers.js';
 import type { Notification, RealtimeBroker } from '../types.js';
 
 type PusherSettings = Extract<RealtimeConfig, { driver: 'pusher' }>;
@@ -17,7 +18,7 @@ const CHECK_TIMEOUT_MS = 2_000;
  */
 export class PusherBroker implements RealtimeBroker {
   readonly driver = 'pusher';
-  readonly #listeners = new Set<(n: Notification) => void>();
+  readonly #subscribers = new Subscribers();
   readonly #pusher: Pusher;
   readonly #probe: Pusher;
 
@@ -39,12 +40,11 @@ export class PusherBroker implements RealtimeBroker {
       throw failure(`${notification.event} was not sent`, err, TRIGGER_TIMEOUT_MS);
     }
     // Local delivery keeps GET /api/realtime working on this instance; SSE across instances needs the redis driver.
-    for (const listener of this.#listeners) listener(notification);
+    this.#subscribers.deliver(notification);
   }
 
   subscribe(listener: (n: Notification) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#subscribers.add(listener);
   }
 
   /** A cheap signed call: the list of occupied channels. */
@@ -57,7 +57,7 @@ export class PusherBroker implements RealtimeBroker {
   }
 
   async close(): Promise<void> {
-    this.#listeners.clear();
+    this.#subscribers.clear();
   }
 }
 

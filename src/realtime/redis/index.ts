@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { RealtimeConfig } from '../../config.js';
+import { Subscribers } from '../subscribers.js';
 import { CHANNELS, type Channel, type Notification, type RealtimeBroker, type RealtimeLogger } from '../types.js';
 
 type RedisSettings = Extract<RealtimeConfig, { driver: 'redis' }>;
@@ -24,7 +25,7 @@ const COMMAND_TIMEOUT_MS = 2_000;
  */
 export class RedisBroker implements RealtimeBroker {
   readonly driver = 'redis';
-  readonly #listeners = new Set<(n: Notification) => void>();
+  readonly #subscribers = new Subscribers();
   readonly #publisher: Redis;
   readonly #subscriber: Redis;
   /** Redis channel name → our channel. */
@@ -109,8 +110,7 @@ export class RedisBroker implements RealtimeBroker {
   }
 
   subscribe(listener: (n: Notification) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#subscribers.add(listener);
   }
 
   async check(): Promise<void> {
@@ -126,7 +126,7 @@ export class RedisBroker implements RealtimeBroker {
 
   async close(): Promise<void> {
     this.#closing = true;
-    this.#listeners.clear();
+    this.#subscribers.clear();
     await Promise.all([this.#publisher, this.#subscriber].map(quit));
   }
 
@@ -162,14 +162,7 @@ export class RedisBroker implements RealtimeBroker {
       this.#log?.warn({ err, channel: redisChannel }, 'ignored a malformed message from Redis');
       return;
     }
-    for (const listener of this.#listeners) {
-      // A listener's failure must not reach ioredis, which would rethrow it as an uncaught exception.
-      try {
-        listener(notification);
-      } catch (err) {
-        this.#log?.warn({ err }, 'a realtime listener failed');
-      }
-    }
+    this.#subscribers.deliver(notification, (err) => this.#log?.warn({ err }, 'a realtime listener failed'));
   }
 
   /** Handles a connection's errors (never unhandled) and logs each outage once: when it starts and when it ends. */
