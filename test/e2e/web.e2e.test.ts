@@ -15,8 +15,8 @@ import { type TestService, startTestService, testDialect } from '../helpers/serv
  */
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-// The app's sources, and the domain module it takes its enumerations from.
-const WEB_SOURCES = [path.join(ROOT, 'web'), path.join(ROOT, 'src', 'domain')];
+// The app's sources, and the server modules it takes its enumerations and answer shapes from.
+const WEB_SOURCES = [path.join(ROOT, 'web'), path.join(ROOT, 'src', 'domain'), path.join(ROOT, 'src', 'presenters')];
 const WEB_BUILD = path.join(ROOT, 'dist', 'web');
 const SCREENSHOTS = path.join(ROOT, 'docs', 'screenshots');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

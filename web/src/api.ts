@@ -1,45 +1,19 @@
 /** The service's JSON API, as the web app uses it (same origin: the session cookie goes along). */
-import type { ApprovalStatus, DocumentType, PiStatus, ProjectStatus, Role } from '../../src/domain/model';
+import type { DocumentType, ProjectStatus, Role } from '../../src/domain/model';
 import type { ProjectAction } from '../../src/domain/project-lifecycle';
+import type { presentActivity, presentFile, presentProject, presentSessionUser, presentTeamMember } from '../../src/presenters';
 
 // The enumerations and action names are the service's own, so a new status or type reaches the app by itself.
 export { DOCUMENT_TYPES, PROJECT_STATUSES, ROLES } from '../../src/domain/model';
 export type { ApprovalStatus, DocumentType, PiStatus, ProjectStatus, Role } from '../../src/domain/model';
 export type { ProjectAction } from '../../src/domain/project-lifecycle';
 
-export interface SessionUser {
-  id: string;
-  name: string;
-  email: string;
-  role: Role;
-}
-
-export interface Project {
-  id: string;
-  name: string;
-  description: string | null;
-  pocId: string;
-  /** The POC's name (null if the service has no such user). */
-  pocName: string | null;
-  status: ProjectStatus;
-  piStatus: PiStatus;
-  approval: { status: ApprovalStatus; note: string | null; decidedById: string | null; decidedByName: string | null; decidedAt: string | null } | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface FileUpload {
-  id: string;
-  projectId: string;
-  type: DocumentType;
-  url: string;
-  filename: string;
-  size: number;
-  contentType: string;
-  uploadedById: string;
-  uploadedByName: string | null;
-  createdAt: string;
-}
+// The answers' shapes are the presenters' own (src/presenters), so the app and the API cannot drift apart.
+export type SessionUser = ReturnType<typeof presentSessionUser>;
+export type Project = ReturnType<typeof presentProject>;
+export type FileUpload = ReturnType<typeof presentFile>;
+export type ActivityEntry = ReturnType<typeof presentActivity>;
+export type TeamMember = ReturnType<typeof presentTeamMember>;
 
 export interface ProjectDetail extends Project {
   files: FileUpload[];
@@ -54,33 +28,10 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-export interface ActivityEntry {
-  id: string;
-  userId: string;
-  userName: string | null;
-  action: string;
-  entityType: string;
-  entityId: string;
-  details: Record<string, unknown>;
-  createdAt: string;
-}
-
 export interface Stats {
   projects: { total: number; byStatus: Record<ProjectStatus, number> };
   documents: { total: number; byType: Record<DocumentType, number> };
   team?: { total: number; active: number; byRole: Record<Role, number> };
-}
-
-export interface TeamMember {
-  id: string;
-  name: string;
-  email: string;
-  phone: string | null;
-  role: Role;
-  location: string | null;
-  branch: string | null;
-  active: boolean;
-  createdAt: string;
 }
 
 /** A refusal of the API: its status and its `{"error"}` message, as is. */
