@@ -24,8 +24,8 @@ import { recordProjectActivity } from './record-activity.js';
 export const scopeOf = (actor: Actor): Scope => (actor.role === 'ADMIN' ? { all: true } : { all: false, pocId: actor.id });
 
 /** After a project change is committed: the same two notifications as an upload. A failed publish is logged, the change stands. */
-async function announce(deps: Pick<Deps, 'realtime'>, projectId: string, log: (err: unknown) => void): Promise<void> {
-  await notifyProjectChanged(deps.realtime, projectId).catch(log);
+async function announce(deps: Pick<Deps, 'realtime'>, project: Pick<Project, 'id' | 'pocId'>, log: (err: unknown) => void): Promise<void> {
+  await notifyProjectChanged(deps.realtime, project.id, project.pocId).catch(log);
 }
 
 export interface NewProject {
@@ -62,7 +62,7 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime'>, acto
     // Read back with the POC's name, as every other answer carries it.
     return (await store.projects.findWithNames(project.id))!;
   });
-  await announce(deps, project.id, log);
+  await announce(deps, created, log);
   return created;
 }
 
@@ -98,7 +98,7 @@ export async function patchProject(deps: Pick<Deps, 'store' | 'realtime'>, actor
     await recordProjectActivity(store, actor, id, 'PROJECT_UPDATED', { changed }, now);
     return project!;
   });
-  await announce(deps, id, log);
+  await announce(deps, updated, log);
   return updated;
 }
 
@@ -159,6 +159,6 @@ export async function runProjectAction(
     await recordProjectActivity(store, actor, id, decision.activity, details, now);
     return project!;
   });
-  await announce(deps, id, log);
+  await announce(deps, updated, log);
   return updated;
 }

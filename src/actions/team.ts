@@ -6,6 +6,7 @@ import { type Role, type User, ROLES, isOneOf } from '../domain/model.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { hashPassword } from '../passwords.js';
+import { endSessions, userChanged } from '../realtime/index.js';
 
 type Body = Record<string, unknown> | null | undefined;
 
@@ -55,11 +56,11 @@ export interface TeamMemberChange {
  * PATCH /api/team/:id. Deactivating a user or changing their password ends their sessions; the
  * last active ADMIN can be neither demoted nor deactivated.
  */
-export async function updateTeamMember(deps: Pick<Deps, 'store'>, id: string, change: TeamMemberChange): Promise<User> {
+export async function updateTeamMember(deps: Pick<Deps, 'store' | 'realtime'>, id: string, change: TeamMemberChange, log: (err: unknown) => void = () => {}): Promise<User> {
   if (change.name !== undefined && !change.name.trim()) throw errors.invalidField('name', 'must not be empty');
   if (change.password !== undefined && !change.password.trim()) throw errors.invalidField('password', 'must not be empty');
   const passwordHash = change.password !== undefined ? await hashPassword(change.password) : undefined;
-  return deps.store.transaction(async (store) => {
+  const { before, after } = await deps.store.transaction(async (store) => {
     const current = await store.users.findById(id);
     if (!current) throw errors.userNotFound();
     const fields: UserChange = {
@@ -76,6 +77,15 @@ export async function updateTeamMember(deps: Pick<Deps, 'store'>, id: string, ch
     const updated = await store.users.update(id, fields, nowIso());
     if (!updated) throw errors.userNotFound();
     if (fields.active === false || passwordHash) await store.sessions.deleteForUser(id);
-    return updated;
+    return { before: current, after: updated };
   });
+  await announceUserChange(deps, before, after, passwordHash !== undefined).catch(log);
+  return after;
+}
+
+/** Open streams follow a user's change at once, on every instance: ended on deactivation or a new password, re-scoped on a role change. */
+async function announceUserChange(deps: Pick<Deps, 'realtime'>, before: User, after: User, passwordChanged: boolean): Promise<void> {
+  if (before.active && !after.active) await endSessions(deps.realtime, { userId: after.id, reason: 'deactivated' });
+  else if (passwordChanged) await endSessions(deps.realtime, { userId: after.id, reason: 'password-changed' });
+  if (before.role !== after.role) await userChanged(deps.realtime, after);
 }
