@@ -59,16 +59,16 @@ export async function realtimeRoutes(app: App, { deps, hooks }: RouteContext) {
         res.write(text);
         if (res.writableLength > MAX_BUFFERED_BYTES) throw new Error('client reads too slowly');
       };
+      // A stream's connection is never reused: once its last bytes are out, the socket goes (shutdown need not wait for it).
+      const finish = (last = '') => {
+        if (res.writableLength > MAX_BUFFERED_BYTES) return res.destroy();
+        res.end(last, () => res.socket?.destroy());
+      };
       const sink: StreamSink = {
         event: (id, event, data) => write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
         position: (id, ping) => write(`${ping ? ': ping\n' : ''}id: ${id}\n\n`),
-        end: (reason) => {
-          res.end(`event: session-ended\ndata: ${JSON.stringify({ reason })}\n\n`);
-        },
-        close: () => {
-          if (res.writableLength > MAX_BUFFERED_BYTES) res.destroy();
-          else res.end();
-        },
+        end: (reason) => finish(`event: session-ended\ndata: ${JSON.stringify({ reason })}\n\n`),
+        close: () => finish(),
       };
       const opened = hub.open({
         viewer: { userId: user.id, role: user.role },
