@@ -281,6 +281,111 @@ describe('REALTIME_DRIVER=redis, two instances on one database', { skip: noPair 
     }
   });
 
+  /** The same person signed in on both instances. */
+  async function onBoth(role: 'ADMIN' | 'POC' | 'CLIENT') {
+    const { a, b } = pair;
+    const { user, email, password } = await a.createUser({ role });
+    return { user, onA: await a.login(email, password), onB: await b.login(email, password) };
+  }
+  const patchOn = async (client: Client, path: string, body: Record<string, unknown>) => {
+    const res = await client.patch(path, body);
+    assert.equal(res.status, 200, res.text);
+  };
+
+  test('scope across instances: only the owner and the admins hear a change, wherever it is made and wherever they listen', async () => {
+    const { a } = pair;
+    const [admin, owner, otherPoc, client] = await Promise.all([onBoth('ADMIN'), onBoth('POC'), onBoth('POC'), onBoth('CLIENT')]);
+    const theirs = await a.createProject(owner.user.id);
+    const otherOwn = await a.createProject(otherPoc.user.id);
+    const clientOwn = await a.createProject(client.user.id);
+    const streams = await Promise.all([openEventStream(owner.onB), openEventStream(admin.onB), openEventStream(otherPoc.onB), openEventStream(client.onA)]);
+    const [ownerB, adminB, otherB, clientA] = streams;
+    try {
+      await patchOn(admin.onA, `/api/projects/${theirs.id}`, { name: 'Changed on A' });
+      assert.deepEqual(withoutIds(await ownerB!.next(2)), changeEvents(theirs.id));
+      assert.deepEqual(withoutIds(await adminB!.next(2)), changeEvents(theirs.id));
+      // Their next events are about their own projects: the POC's change never reached them.
+      await patchOn(admin.onB, `/api/projects/${otherOwn.id}`, { name: 'Own, changed on B' });
+      await patchOn(admin.onA, `/api/projects/${clientOwn.id}`, { name: 'Own, changed on A' });
+      assert.deepEqual(withoutIds(await otherB!.next(2)), changeEvents(otherOwn.id));
+      assert.deepEqual(withoutIds(await clientA!.next(2)), changeEvents(clientOwn.id));
+
+      // Reassigned on A: on B the events move from the old POC to the new one.
+      await patchOn(admin.onA, `/api/projects/${theirs.id}`, { pocId: otherPoc.user.id });
+      assert.deepEqual(withoutIds(await otherB!.next(2)), changeEvents(theirs.id));
+      const ownerOwn = await a.createProject(owner.user.id);
+      await patchOn(admin.onA, `/api/projects/${theirs.id}`, { name: 'No longer the old POC’s' });
+      await patchOn(admin.onA, `/api/projects/${ownerOwn.id}`, { name: 'The old POC’s own' });
+      assert.deepEqual(withoutIds(await ownerB!.next(2)), changeEvents(ownerOwn.id));
+    } finally {
+      for (const st of streams) st.close();
+    }
+  });
+
+  test('a demotion made on A re-scopes the admin’s open stream on B at once', async () => {
+    const { a } = pair;
+    const [boss, demoted, poc] = await Promise.all([onBoth('ADMIN'), onBoth('ADMIN'), onBoth('POC')]);
+    const others = await a.createProject(poc.user.id);
+    const own = await a.createProject(demoted.user.id);
+    const stream = await openEventStream(demoted.onB);
+    try {
+      await patchOn(boss.onA, `/api/team/${demoted.user.id}`, { role: 'POC' });
+      await patchOn(boss.onA, `/api/projects/${others.id}`, { name: 'Not for the demoted' });
+      await patchOn(boss.onA, `/api/projects/${own.id}`, { name: 'Their own' });
+      assert.deepEqual(withoutIds(await stream.next(2)), changeEvents(own.id));
+    } finally {
+      stream.close();
+    }
+  });
+
+  test('a session ended on one instance ends its streams on the other within a second, with the reason', async () => {
+    const [boss, signingOut, deactivated, newPassword] = await Promise.all([onBoth('ADMIN'), onBoth('POC'), onBoth('POC'), onBoth('CLIENT')]);
+    const signingOutB = new Client(pair.b.url);
+    signingOutB.cookie = signingOut.onA.cookie;
+    const streams = await Promise.all([openEventStream(signingOutB), openEventStream(deactivated.onA), openEventStream(newPassword.onB)]);
+    try {
+      const cases: [number, string, () => Promise<unknown>][] = [
+        [0, 'signed-out', async () => assert.equal((await signingOut.onA.post('/api/auth/logout')).status, 204)],
+        [1, 'deactivated', () => patchOn(boss.onB, `/api/team/${deactivated.user.id}`, { active: false })],
+        [2, 'password-changed', () => patchOn(boss.onA, `/api/team/${newPassword.user.id}`, { password: 'another-password-1' })],
+      ];
+      for (const [i, reason, end] of cases) {
+        const started = Date.now();
+        await end();
+        const events = await streams[i]!.end(1500);
+        assert.deepEqual(events.at(-1), { id: '', event: 'session-ended', data: { reason } });
+        assert.ok(Date.now() - started < 1000, `${reason}: closed ${Date.now() - started} ms after the change`);
+      }
+    } finally {
+      for (const st of streams) st.close();
+    }
+  });
+
+  test('replay across instances: a client that left A resumes on B and gets what both instances did, in order', async () => {
+    const { a } = pair;
+    const admin = await onBoth('ADMIN');
+    const p = await a.createProject(admin.user.id);
+    const first = await openEventStream(admin.onA);
+    let last: string;
+    try {
+      await patchOn(admin.onA, `/api/projects/${p.id}`, { name: 'seen on A' });
+      await first.next(2);
+      last = first.lastEventId!;
+    } finally {
+      first.close();
+    }
+    await patchOn(admin.onA, `/api/projects/${p.id}`, { name: 'missed, made on A' });
+    await patchOn(admin.onB, `/api/projects/${p.id}`, { name: 'missed, made on B' });
+    const resumed = await openEventStream(admin.onB, '', { 'last-event-id': last });
+    try {
+      const events = await resumed.next(4);
+      assert.deepEqual(withoutIds(events), [...changeEvents(p.id), ...changeEvents(p.id)]);
+      assert.deepEqual(events.map((e) => Number(e.id)), [1, 2, 3, 4].map((i) => Number(last) + i));
+    } finally {
+      resumed.close();
+    }
+  });
+
   test('a session made by login on A works on B; logout on A ends it on B', async () => {
     const { a, b } = pair;
     const { user, client } = await a.signIn('POC');
