@@ -197,6 +197,7 @@ async function main(): Promise<void> {
       ours.push((await lastArrival(mayHear, project.id, round + 1)) - answered);
     }
     const leaked = mayNot.filter((l) => l.seen(project.id) !== undefined).length;
+    for (const l of streams) l.close();
 
     step(`replay of ${REPLAY_EVENTS} events`);
     const resume = await new Promise<string>((resolve, reject) => {
@@ -239,7 +240,6 @@ async function main(): Promise<void> {
       req.on('error', reject);
       setTimeout(() => reject(new Error('replay did not complete within 30 s')), 30_000).unref();
     });
-    for (const l of streams) l.close();
 
     step(`reference: a bare SSE server, ${STREAMS} connections`);
     const ref = await startReference();
