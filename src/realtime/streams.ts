@@ -3,16 +3,22 @@ import type { Role } from '../domain/model.js';
 import { type Viewer, eventId, maySee, positionOf, replayStart, seqOfEventId } from './scope.js';
 import { CHANNELS, type Channel, END_REASONS, type EndReason, EVENTS, type RealtimeBroker, type RealtimeMessage, SESSIONS_CHANNEL, type SessionsEnded } from './types.js';
 
-/** What the hub writes to one open stream (the SSE route formats it). */
+/** What the hub writes to one open stream: server-sent-event text, formatted once for every stream it goes to. */
 export interface StreamSink {
-  event(id: number, event: string, data: unknown): void;
-  /** Moves the client's Last-Event-ID without an event; with ping, also the keep-alive comment. */
-  position(id: number, ping?: boolean): void;
-  /** The last event, session-ended {reason}, then the end of the stream. */
-  end(reason: EndReason): void;
+  write(text: string): void;
+  /** Writes the last text, then ends the stream. */
+  end(text: string): void;
   /** Closes without a word (shutdown, or a client too slow to keep up: it reconnects and is replayed to). */
   close(): void;
 }
+
+/** Server-sent-event messages (the text/event-stream format). */
+export const sse = {
+  event: (id: number, event: string, data: unknown) => `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`,
+  /** Moves the client's Last-Event-ID without an event; with ping, also the keep-alive comment. */
+  position: (id: number, ping = false) => `${ping ? ': ping\n' : ''}id: ${id}\n\n`,
+  sessionEnded: (reason: EndReason) => `event: session-ended\ndata: ${JSON.stringify({ reason })}\n\n`,
+};
 
 export interface StreamRequest {
   viewer: Viewer;
@@ -44,6 +50,20 @@ interface OpenStream {
   pending: LoggedChange[] | null;
   expiry?: NodeJS.Timeout;
   ended: boolean;
+}
+
+/** A change's two messages, formatted once however many streams they go to (ids are the same on every stream). */
+const frameCache = new WeakMap<LoggedChange, Record<Channel, string>>();
+function framesOf(change: LoggedChange): Record<Channel, string> {
+  let frames = frameCache.get(change);
+  if (!frames) {
+    frames = {
+      projects: sse.event(eventId(change.seq, CHANNELS.PROJECTS), EVENTS.PROJECT_UPDATED, { channel: CHANNELS.PROJECTS, payload: { id: change.projectId } }),
+      dashboard: sse.event(eventId(change.seq, CHANNELS.DASHBOARD), EVENTS.STATS_UPDATED, { channel: CHANNELS.DASHBOARD, payload: {} }),
+    };
+    frameCache.set(change, frames);
+  }
+  return frames;
 }
 
 /** Changes read from the log per query. */
@@ -116,7 +136,7 @@ export class StreamHub {
     this.#read();
     if (request.lastEventId === undefined) {
       stream.lastSent = positionOf(seqAtOpen);
-      request.sink.position(stream.lastSent);
+      request.sink.write(sse.position(stream.lastSent));
       return handle;
     }
     // Subscribed first (#add), then read, then drop what was already written: no gap, no duplicate.
@@ -125,7 +145,7 @@ export class StreamHub {
       await this.#replay(stream, request.lastEventId, seqAtOpen);
     } catch (err) {
       this.options.log.warn({ err }, 'realtime replay failed; the client is told to refetch');
-      this.#write(stream, () => request.sink.event(positionOf(seqAtOpen), 'reset', {}));
+      this.#write(stream, sse.event(positionOf(seqAtOpen), 'reset', {}));
       stream.lastSent = Math.max(stream.lastSent, positionOf(seqAtOpen));
     }
     const pending = stream.pending ?? [];
@@ -133,7 +153,7 @@ export class StreamHub {
     for (const change of pending) this.#send(stream, change);
     if (stream.lastSent < positionOf(seqAtOpen)) {
       stream.lastSent = positionOf(seqAtOpen);
-      this.#write(stream, () => request.sink.position(stream.lastSent));
+      this.#write(stream, sse.position(stream.lastSent));
     }
     return handle;
   }
@@ -151,7 +171,7 @@ export class StreamHub {
 
   async #replay(stream: OpenStream, lastEventId: string, seqAtOpen: number): Promise<void> {
     const { windowHours, maxEvents } = this.options.replay;
-    const { sink, channels } = stream.request;
+    const { channels } = stream.request;
     const seq = seqOfEventId(lastEventId);
     const writtenAt = seq ? await this.store.activity.seqWrittenAt(seq) : undefined;
     const start = replayStart(lastEventId, { writtenAt }, Date.now(), windowHours);
@@ -167,7 +187,7 @@ export class StreamHub {
     }
     // Too old, too many or not ours: the client refetches what it shows; what comes after seqAtOpen follows live.
     stream.lastSent = positionOf(seqAtOpen);
-    this.#write(stream, () => sink.event(stream.lastSent, 'reset', {}));
+    this.#write(stream, sse.event(stream.lastSent, 'reset', {}));
   }
 
   #receive(message: RealtimeMessage): void {
@@ -207,21 +227,21 @@ export class StreamHub {
   /** Writes one change's events to a stream, if its user may see the project now and has not had them yet. */
   #send(stream: OpenStream, change: LoggedChange): void {
     if (stream.ended || !maySee(stream.viewer, change.pocId)) return;
-    const { channels, sink } = stream.request;
+    const { channels } = stream.request;
+    const frames = framesOf(change);
     for (const channel of [CHANNELS.PROJECTS, CHANNELS.DASHBOARD] as const) {
       if (!channels.has(channel)) continue;
       const id = eventId(change.seq, channel);
       if (id <= stream.lastSent) continue;
       stream.lastSent = id;
-      const data = channel === CHANNELS.PROJECTS ? { channel, payload: { id: change.projectId } } : { channel, payload: {} };
-      this.#write(stream, () => sink.event(id, channel === CHANNELS.PROJECTS ? EVENTS.PROJECT_UPDATED : EVENTS.STATS_UPDATED, data));
+      this.#write(stream, frames[channel]);
     }
   }
 
-  /** A sink that throws (a socket gone bad) loses its stream, never the others. */
-  #write(stream: OpenStream, write: () => void): void {
+  /** A sink that throws (a socket gone bad, a client far behind) loses its stream, never the others. */
+  #write(stream: OpenStream, text: string): void {
     try {
-      write();
+      stream.request.sink.write(text);
     } catch (err) {
       this.options.log.warn({ err }, 'a realtime stream failed; closed');
       this.#forget(stream);
@@ -235,7 +255,7 @@ export class StreamHub {
       if (stream.pending) continue;
       // Everything up to the hub's position has been handed to the stream, so a reconnect may start there.
       if (position > stream.lastSent) stream.lastSent = position;
-      this.#write(stream, () => stream.request.sink.position(stream.lastSent, true));
+      this.#write(stream, sse.position(stream.lastSent, true));
     }
   }
 
@@ -260,7 +280,7 @@ export class StreamHub {
     if (stream.ended) return;
     this.#forget(stream);
     try {
-      stream.request.sink.end(reason);
+      stream.request.sink.end(sse.sessionEnded(reason));
     } catch {
       stream.request.sink.close();
     }

@@ -55,19 +55,17 @@ export async function realtimeRoutes(app: App, { deps, hooks }: RouteContext) {
         'x-accel-buffering': 'no',
       });
       res.write(': connected\n\n');
-      const write = (text: string) => {
-        res.write(text);
-        if (res.writableLength > MAX_BUFFERED_BYTES) throw new Error('client reads too slowly');
-      };
       // A stream's connection is never reused: once its last bytes are out, the socket goes (shutdown need not wait for it).
       const finish = (last = '') => {
         if (res.writableLength > MAX_BUFFERED_BYTES) return res.destroy();
         res.end(last, () => res.socket?.destroy());
       };
       const sink: StreamSink = {
-        event: (id, event, data) => write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
-        position: (id, ping) => write(`${ping ? ': ping\n' : ''}id: ${id}\n\n`),
-        end: (reason) => finish(`event: session-ended\ndata: ${JSON.stringify({ reason })}\n\n`),
+        write: (text) => {
+          res.write(text);
+          if (res.writableLength > MAX_BUFFERED_BYTES) throw new Error('client reads too slowly');
+        },
+        end: finish,
         close: () => finish(),
       };
       const opened = hub.open({
