@@ -1,3 +1,5 @@
+import { labelOf } from './domain/labels.js';
+
 /**
  * A failure the service expects and answers on purpose: an HTTP status and the exact message
  * the client sees as `{"error": message}`. Anything that is not an AppError is unexpected,
@@ -47,7 +49,8 @@ export const errors = {
   tooManyLogins: (retryAfterSeconds: number) =>
     new AppError(429, 'Too many login attempts, try again later', { 'retry-after': String(retryAfterSeconds) }),
 
-  invalidField: (field: string, detail: string) => new AppError(400, `${field} ${detail}`),
+  /** "Point of contact must be the id of an active user": the field as people call it (domain/limits.ts). */
+  invalidField: (field: string, detail: string) => new AppError(400, `${labelOf(field)} ${detail}`),
   invalidTransition: (action: string, state: string) => new AppError(409, `Cannot ${action} a project that is ${state}`),
 };
 
