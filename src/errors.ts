@@ -1,4 +1,5 @@
 import { labelOf } from './domain/labels.js';
+import { formatBytes } from './domain/units.js';
 
 /**
  * A failure the service expects and answers on purpose: an HTTP status and the exact message
@@ -35,7 +36,7 @@ export const errors = {
   challanBeforeDispatch: error(400, 'Challan can only be uploaded after dispatch'),
   invoiceBeforeDispatch: error(400, 'Invoice can only be uploaded after dispatch'),
   malformedMultipart: error(400, 'Malformed multipart body'),
-  fileTooLarge: (limit: number) => new AppError(413, `File is larger than the upload limit of ${limit} bytes`),
+  fileTooLarge: (limit: number) => new AppError(413, `File is larger than the upload limit of ${formatBytes(limit)}`),
 
   // /api/team (specification 4.2, 4.3)
   teamFieldsRequired: error(400, 'Name, email and password are required'),

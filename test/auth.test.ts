@@ -194,12 +194,12 @@ describe('POST /api/auth/login', () => {
 });
 
 describe('GET /api/auth/session', () => {
-  test('200 {user, expiresAt} with a session; expiresAt is about SESSION_TTL_HOURS (168) ahead', async () => {
+  test('200 {user, expiresAt, maxUploadBytes} with a session; expiresAt is about SESSION_TTL_HOURS (168) ahead', async () => {
     const { user, client } = await signedIn(svc, 'ADMIN');
     const res = await client.get('/api/auth/session');
     assert.equal(res.status, 200, res.text);
     assertIsoUtc(res.body.expiresAt, 'expiresAt');
-    assert.deepEqual(res.body, { user: { id: user.id, name: user.name, email: user.email, role: 'ADMIN' }, expiresAt: res.body.expiresAt });
+    assert.deepEqual(res.body, { user: { id: user.id, name: user.name, email: user.email, role: 'ADMIN' }, expiresAt: res.body.expiresAt, maxUploadBytes: 104_857_600 });
     const ahead = Date.parse(res.body.expiresAt) - Date.now();
     assert.ok(ahead > 167 * HOUR && ahead <= 168 * HOUR + 5000, `expires in ${ahead / HOUR} h`);
   });
