@@ -32,6 +32,6 @@ export function textRefusal(field: LimitedField, value: string | null | undefine
 /** A new password set through our own endpoints and the CLI (not the specification's POST /api/team). */
 export function passwordRefusal(password: string): AppError | null {
   if ([...password].length < PASSWORD.minLength) return new AppError(400, `Password must be at least ${PASSWORD.minLength} characters`);
-  if (Buffer.byteLength(password) > PASSWORD.maxBytes) return new AppError(400, `Password must be at most ${PASSWORD.maxBytes} bytes`);
+  if (new TextEncoder().encode(password).length > PASSWORD.maxBytes) return new AppError(400, `Password must be at most ${PASSWORD.maxBytes} bytes`);
   return null;
 }
