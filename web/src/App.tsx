@@ -74,8 +74,9 @@ function Header({ live }: { live: Live }) {
     mutationFn: api.logout,
     // Nothing of this session stays in memory, and every other window of the browser signs out too.
     onSuccess: () => {
-      navigate('/', { replace: true });
+      // First the session (the sign-in page replaces the app), then the address: no page of the app asks with the ended session.
       endSession('signed-out');
+      navigate('/', { replace: true });
     },
   });
 
