@@ -6,6 +6,7 @@ import { migrate, openDatabase } from './db/index.js';
 import { createStore } from './db/store.js';
 import { passwordRefusal } from './domain/limits.js';
 import { isAppError } from './errors.js';
+import { createRealtime } from './realtime/index.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -53,7 +54,13 @@ async function main(argv: string[]): Promise<number> {
     } else {
       const found = values.email ? await store.users.findByEmailWithHash(values.email) : undefined;
       if (!found) throw new Error(`No user with email ${values.email ?? '(none given)'}`);
-      await updateTeamMember({ store }, found.user.id, { password: values.password ?? '' });
+      // With REALTIME_DRIVER=redis the service's open streams of this user end at once; otherwise at their next sweep (30 s).
+      const realtime = await createRealtime(config);
+      try {
+        await updateTeamMember({ store, realtime }, found.user.id, { password: values.password ?? '' }, (err) => console.warn(`Warning: ${String(err)}`));
+      } finally {
+        await realtime.close();
+      }
       console.log(`Password of ${found.user.email} changed; their sessions have ended.`);
     }
     return 0;

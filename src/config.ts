@@ -16,6 +16,12 @@ export interface Config {
   login: { maxFailuresPerEmail: number; maxFailuresPerAddress: number; windowMinutes: number };
   /** How long SIGTERM waits for requests in flight (uploads) before closing them. */
   shutdownGraceMs: number;
+  /**
+   * GET /api/realtime: how far back a reconnecting client (Last-Event-ID) is replayed to (older gets
+   * `reset`), and how often the open streams' sessions are checked in one query (the safety net for
+   * a session signal lost in an outage).
+   */
+  realtimeStreams: { replay: { windowHours: number; maxEvents: number }; sweepMs: number };
   /** Fastify's trustProxy: whether X-Forwarded-For names the client (behind a load balancer). */
   trustProxy: boolean | string;
 }
@@ -57,6 +63,8 @@ export type RealtimeConfig =
       host?: string;
       port?: number;
       useTLS: boolean;
+      /** PUSHER_PUBLIC_CHANNELS: also trigger on the public `projects`/`dashboard` channels (exposes every project id to anyone with the app key). */
+      publicChannels: boolean;
     };
 
 export class ConfigError extends Error {}
@@ -106,6 +114,13 @@ export function loadConfig(env: Env = process.env): Config {
     },
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
     trustProxy: parseTrustProxy(text(env, 'TRUST_PROXY')),
+    realtimeStreams: {
+      replay: {
+        windowHours: integer(env, 'REALTIME_REPLAY_HOURS', 24, 1, 24 * 365),
+        maxEvents: integer(env, 'REALTIME_REPLAY_MAX_EVENTS', 1000, 1, 1_000_000),
+      },
+      sweepMs: integer(env, 'REALTIME_SESSION_SWEEP_MS', 30_000, 100, 3_600_000),
+    },
   };
 }
 
@@ -196,6 +211,7 @@ function parseRealtime(env: Env): RealtimeConfig {
         host,
         port,
         useTLS: flag(env, 'PUSHER_USE_TLS', true),
+        publicChannels: flag(env, 'PUSHER_PUBLIC_CHANNELS', false),
       };
     }
   }

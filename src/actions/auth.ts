@@ -4,6 +4,7 @@ import { nowIso } from '../deps.js';
 import type { User } from '../domain/model.js';
 import { errors } from '../errors.js';
 import { timingDecoyHash, verifyPassword } from '../passwords.js';
+import { endSessions } from '../realtime/index.js';
 
 /** Only this hash of a session token is ever stored. */
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('base64url');
@@ -79,4 +80,9 @@ export async function resolveSession(deps: Pick<Deps, 'store' | 'config'>, token
   return { user: found.user, expiresAt: found.expiresAt, renewed: false };
 }
 
-export const logout = (deps: Pick<Deps, 'store'>, token: string): Promise<void> => deps.store.sessions.delete(hashToken(token));
+/** Ends the session, and its open streams on every instance (a failed signal is logged: the streams' sweep ends them later). */
+export async function logout(deps: Pick<Deps, 'store' | 'realtime'>, token: string, log: (err: unknown) => void): Promise<void> {
+  const tokenHash = hashToken(token);
+  await deps.store.sessions.delete(tokenHash);
+  await endSessions(deps.realtime, { tokenHash, reason: 'signed-out' }).catch(log);
+}

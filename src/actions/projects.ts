@@ -25,8 +25,8 @@ import { recordProjectActivity } from './record-activity.js';
 export const scopeOf = (actor: Actor): Scope => (actor.role === 'ADMIN' ? { all: true } : { all: false, pocId: actor.id });
 
 /** After a project change is committed: the same two notifications as an upload. A failed publish is logged, the change stands. */
-async function announce(deps: Pick<Deps, 'realtime'>, projectId: string, log: (err: unknown) => void): Promise<void> {
-  await notifyProjectChanged(deps.realtime, projectId).catch(log);
+async function announce(deps: Pick<Deps, 'realtime'>, project: Pick<Project, 'id' | 'pocId'>, log: (err: unknown) => void): Promise<void> {
+  await notifyProjectChanged(deps.realtime, project.id, project.pocId).catch(log);
 }
 
 export interface NewProject {
@@ -65,7 +65,7 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime'>, acto
     // Read back with the POC's name, as every other answer carries it.
     return (await store.projects.findWithNames(project.id))!;
   });
-  await announce(deps, project.id, log);
+  await announce(deps, created, log);
   return created;
 }
 
@@ -91,18 +91,7 @@ export interface ProjectPatch {
 /** PATCH /api/projects/:id (ADMIN): corrections, any valid value. Writes PROJECT_UPDATED with the changed fields. */
 export async function patchProject(deps: Pick<Deps, 'store' | 'realtime'>, actor: Actor, id: string, patch: ProjectPatch, log: (e: unknown) => void): Promise<ProjectWithNames> {
   if (actor.role !== 'ADMIN') throw errors.forbidden();
-  const fields = await validatePatch(deps, patch, actor);
-  const now = nowIso();
-  const updated = await deps.store.transaction(async (store) => {
-    const current = await store.projects.findById(id, { forUpdate: true });
-    if (!current) throw errors.projectNotFound();
-    const changed = changedFields(current, fields);
-    const project = await store.projects.update(id, fields, now);
-    await recordProjectActivity(store, actor, id, 'PROJECT_UPDATED', { changed }, now);
-    return project!;
-  });
-  await announce(deps, id, log);
-  return updated;
+  return updateProject(deps, actor, id, await validatePatch(deps, patch, actor), () => null, log);
 }
 
 /**
@@ -117,18 +106,30 @@ export async function editProjectDetails(
   log: (e: unknown) => void,
 ): Promise<ProjectWithNames> {
   const fields = await validatePatch(deps, { name: patch.name, description: patch.description }, actor);
+  return updateProject(deps, actor, id, fields, (current) => decideDetailsEdit(actor, current), log);
+}
+
+/** Sets the fields on the locked project when `refusal` finds nothing against it; PROJECT_UPDATED names what changed; then the notifications. */
+async function updateProject(
+  deps: Pick<Deps, 'store' | 'realtime'>,
+  actor: Actor,
+  id: string,
+  fields: ProjectFields,
+  refusal: (current: Project) => AppError | null,
+  log: (e: unknown) => void,
+): Promise<ProjectWithNames> {
   const now = nowIso();
   const updated = await deps.store.transaction(async (store) => {
     const current = await store.projects.findById(id, { forUpdate: true });
     if (!current) throw errors.projectNotFound();
-    const refusal = decideDetailsEdit(actor, current);
-    if (refusal) throw refusal;
+    const refused = refusal(current);
+    if (refused) throw refused;
     const changed = changedFields(current, fields);
     const project = await store.projects.update(id, fields, now);
     await recordProjectActivity(store, actor, id, 'PROJECT_UPDATED', { changed }, now);
     return project!;
   });
-  await announce(deps, id, log);
+  await announce(deps, updated, log);
   return updated;
 }
 
@@ -191,6 +192,6 @@ export async function runProjectAction(
     await recordProjectActivity(store, actor, id, decision.activity, details, now);
     return project!;
   });
-  await announce(deps, id, log);
+  await announce(deps, updated, log);
   return updated;
 }

@@ -2,7 +2,7 @@ import type { Actor } from '../domain/model.js';
 import type { Store } from '../db/store.js';
 import { newId } from '../ids.js';
 
-/** Writes one activity-log entry about a project. */
+/** Writes one activity-log entry about a project; returns its position in the event log (realtime/streams.ts reads it). */
 export async function recordProjectActivity(
   store: Store,
   actor: Actor,
@@ -10,6 +10,6 @@ export async function recordProjectActivity(
   action: string,
   details: Record<string, unknown>,
   now: string,
-): Promise<void> {
-  await store.activity.insert({ id: newId(), userId: actor.id, action, entityType: 'project', entityId: projectId, details, createdAt: now });
+): Promise<number> {
+  return store.activity.insert({ id: newId(), userId: actor.id, action, entityType: 'project', entityId: projectId, details, createdAt: now });
 }

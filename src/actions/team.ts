@@ -7,6 +7,7 @@ import { passwordRefusal, textRefusal } from '../domain/limits.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { hashPassword } from '../passwords.js';
+import { endSessions, userChanged } from '../realtime/index.js';
 
 type Body = Record<string, unknown> | null | undefined;
 
@@ -58,7 +59,7 @@ export interface TeamMemberChange {
  * last active ADMIN can be neither demoted nor deactivated; a new email stays unique (409). Text
  * is bounded and a new password has at least 8 characters (domain/limits.ts).
  */
-export async function updateTeamMember(deps: Pick<Deps, 'store'>, id: string, change: TeamMemberChange): Promise<User> {
+export async function updateTeamMember(deps: Pick<Deps, 'store' | 'realtime'>, id: string, change: TeamMemberChange, log: (err: unknown) => void = () => {}): Promise<User> {
   const refusal =
     (change.name !== undefined ? textRefusal('name', change.name, true) : null) ??
     (change.email !== undefined ? textRefusal('email', change.email, true) : null) ??
@@ -69,7 +70,7 @@ export async function updateTeamMember(deps: Pick<Deps, 'store'>, id: string, ch
   if (refusal) throw refusal;
   const email = change.email?.trim();
   const passwordHash = change.password !== undefined ? await hashPassword(change.password) : undefined;
-  return deps.store.transaction(async (store) => {
+  const { before, after } = await deps.store.transaction(async (store) => {
     const current = await store.users.findById(id);
     if (!current) throw errors.userNotFound();
     if (email !== undefined && email.toLowerCase() !== current.email.toLowerCase() && (await store.users.emailTaken(email))) throw errors.emailExists();
@@ -95,6 +96,15 @@ export async function updateTeamMember(deps: Pick<Deps, 'store'>, id: string, ch
     }
     if (!updated) throw errors.userNotFound();
     if (fields.active === false || passwordHash) await store.sessions.deleteForUser(id);
-    return updated;
+    return { before: current, after: updated };
   });
+  await announceUserChange(deps, before, after, passwordHash !== undefined).catch(log);
+  return after;
+}
+
+/** Open streams follow a user's change at once, on every instance: ended on deactivation or a new password, re-scoped on a role change. */
+async function announceUserChange(deps: Pick<Deps, 'realtime'>, before: User, after: User, passwordChanged: boolean): Promise<void> {
+  if (before.active && !after.active) await endSessions(deps.realtime, { userId: after.id, reason: 'deactivated' });
+  else if (passwordChanged) await endSessions(deps.realtime, { userId: after.id, reason: 'password-changed' });
+  if (before.role !== after.role) await userChanged(deps.realtime, after);
 }

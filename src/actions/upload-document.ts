@@ -89,6 +89,6 @@ export async function recordDocument(
   };
   await deps.store.files.insert(record);
   await recordProjectActivity(deps.store, actor, project.id, `${type}_UPLOADED`, { filename: record.filename, size: record.size }, now);
-  await notifyProjectChanged(deps.realtime, project.id);
+  await notifyProjectChanged(deps.realtime, project.id, project.pocId);
   return record;
 }

@@ -20,6 +20,7 @@ import {
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { initial } from './migrations/001_initial.js';
+import { activitySeq } from './migrations/002_activity_seq.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -80,6 +81,14 @@ function pgTypeParser(oid: number, format?: 'text' | 'binary') {
   return pg.types.getTypeParser(oid, format as 'text');
 }
 
+/** Every migration, in order of their names. */
+const migrations = (dialect: Dialect) => ({
+  '001_initial': initial(dialect),
+  '002_activity_seq': activitySeq(dialect),
+});
+
+export const migrationNames = Object.keys(migrations('sqlite'));
+
 /** Brings the schema up to date. On PostgreSQL Kysely holds an advisory lock, so instances may start together. */
 export async function migrate(database: Database): Promise<void> {
   // Kysely looks for its own tables in every schema unless told which; name the one in use.
@@ -87,7 +96,7 @@ export async function migrate(database: Database): Promise<void> {
     database.dialect === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(database.db)).rows[0]?.s : undefined;
   const migrator = new Migrator({
     db: database.db,
-    provider: { getMigrations: async () => ({ '001_initial': initial(database.dialect) }) },
+    provider: { getMigrations: async () => migrations(database.dialect) },
     migrationTableSchema: schema,
   });
   for (let attempt = 1; ; attempt++) {

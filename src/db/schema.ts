@@ -74,6 +74,8 @@ export interface StorageNamesTable {
 
 export interface ActivityLogTable {
   id: string;
+  /** Dense, in commit order: the realtime event log's position (migration 002). */
+  seq: ColumnType<number, number, never>;
   user_id: string;
   action: string;
   entity_type: string;

@@ -60,7 +60,7 @@ function repositories({ db, dialect }: Database) {
     projects: projectsRepo(db, dialect),
     files: filesRepo(db),
     storageNames: storageNamesRepo(db),
-    activity: activityRepo(db),
+    activity: activityRepo(db, dialect),
     loginFailures: loginFailuresRepo(db),
     stats: statsRepo(db),
   };
@@ -172,6 +172,17 @@ function sessionsRepo(db: DB) {
         .where('sessions.expires_at', '>', now)
         .executeTakeFirst();
       return row && { user: toUser(row), expiresAt: row.expires_at };
+    },
+    /** The sessions among these token hashes that still exist, with their user's role and active flag (expired ones included). */
+    async findMany(tokenHashes: string[]): Promise<{ tokenHash: string; expiresAt: string; role: Role; active: boolean }[]> {
+      if (!tokenHashes.length) return [];
+      const rows = await db
+        .selectFrom('sessions')
+        .innerJoin('users', 'users.id', 'sessions.user_id')
+        .select(['sessions.token_hash', 'sessions.expires_at', 'users.role', 'users.active'])
+        .where('sessions.token_hash', 'in', tokenHashes)
+        .execute();
+      return rows.map((r) => ({ tokenHash: r.token_hash, expiresAt: r.expires_at, role: r.role as Role, active: Boolean(r.active) }));
     },
     async extend(tokenHash: string, expiresAt: string): Promise<void> {
       await db.updateTable('sessions').set({ expires_at: expiresAt }).where('token_hash', '=', tokenHash).execute();
@@ -367,22 +378,67 @@ export interface ActivityFilter {
   cursor?: string;
 }
 
-function activityRepo(db: DB) {
+/** One project change in the event log: its position and the project's current POC (null when the project is gone). */
+export interface LoggedChange {
+  seq: number;
+  projectId: string;
+  pocId: string | null;
+}
+
+function activityRepo(db: DB, dialect: Database['dialect']) {
+  /** The changes after `seq` in order, optionally only those of one POC's projects. */
+  const changesAfter = (seq: number, limit: number, pocId?: string) =>
+    db
+      .selectFrom('activity_log')
+      .leftJoin('projects', 'projects.id', 'activity_log.entity_id')
+      .select(['activity_log.seq', 'activity_log.entity_id', 'projects.poc_id'])
+      .where('activity_log.seq', '>', seq)
+      .where('activity_log.entity_type', '=', 'project')
+      .$if(pocId !== undefined, (q) => q.where('projects.poc_id', '=', pocId!))
+      .orderBy('activity_log.seq')
+      .limit(limit)
+      .execute()
+      .then((rows) => rows.map((r): LoggedChange => ({ seq: Number(r.seq), projectId: r.entity_id, pocId: r.poc_id })));
+
   return {
-    async insert(e: ActivityEntry): Promise<void> {
-      await db
-        .insertInto('activity_log')
-        .values({
-          id: e.id,
-          user_id: e.userId,
-          action: e.action,
-          entity_type: e.entityType,
-          entity_id: e.entityId,
-          details: JSON.stringify(e.details),
-          created_at: e.createdAt,
-        })
-        .execute();
+    /**
+     * Writes one entry and returns its position in the event log. The position is max + 1 under
+     * a lock held until commit (PostgreSQL: a transaction-level advisory lock; SQLite has one
+     * writer), so positions are dense and committed in order: a reader who sees N has seen all before it.
+     */
+    async insert(e: ActivityEntry): Promise<number> {
+      const write = async (trx: DB) => {
+        if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('activity_log:' || current_schema()))`.execute(trx);
+        const row = await trx
+          .insertInto('activity_log')
+          .values({
+            id: e.id,
+            seq: sql<number>`(select coalesce(max(seq), 0) + 1 from activity_log)`,
+            user_id: e.userId,
+            action: e.action,
+            entity_type: e.entityType,
+            entity_id: e.entityId,
+            details: JSON.stringify(e.details),
+            created_at: e.createdAt,
+          })
+          .returning('seq')
+          .executeTakeFirstOrThrow();
+        return Number(row.seq);
+      };
+      // The advisory lock lasts as long as its transaction: outside one, make one.
+      return dialect === 'postgres' && !db.isTransaction ? db.transaction().execute(write) : write(db);
     },
+    /** The newest position (0 while the log is empty). */
+    async latestSeq(): Promise<number> {
+      const row = await db.selectFrom('activity_log').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+      return Number(row?.seq ?? 0);
+    },
+    /** When the entry at `seq` was written, or undefined for a position the log does not hold. */
+    async seqWrittenAt(seq: number): Promise<string | undefined> {
+      const row = await db.selectFrom('activity_log').select('created_at').where('seq', '=', seq).executeTakeFirst();
+      return row?.created_at;
+    },
+    changesAfter,
     /** Newest first, each with the acting user's name (a LEFT JOIN on users: the name only). A POC sees only entries about the projects they own. */
     async list(scope: Scope, f: ActivityFilter): Promise<Page<ActivityEntryWithNames>> {
       const cursor = decodeCursor(f.cursor);

@@ -1,7 +1,8 @@
 import type { Config } from '../config.js';
-import { CHANNELS, EVENTS, type RealtimeBroker } from './types.js';
+import type { Role } from '../domain/model.js';
+import { CHANNELS, EVENTS, type RealtimeBroker, SESSIONS_CHANNEL, type SessionsEnded } from './types.js';
 
-export type { RealtimeBroker, Notification } from './types.js';
+export type { RealtimeBroker, Notification, RealtimeMessage } from './types.js';
 
 /** The configured realtime driver. Only the chosen driver's code (and SDK) is loaded. */
 export async function createRealtime(config: Config): Promise<RealtimeBroker> {
@@ -22,8 +23,22 @@ export async function createRealtime(config: Config): Promise<RealtimeBroker> {
   }
 }
 
-/** Specification part 6: a project changed, so project lists and dashboards refresh; in this order. */
-export async function notifyProjectChanged(broker: RealtimeBroker, projectId: string): Promise<void> {
-  await broker.publish({ channel: CHANNELS.PROJECTS, event: EVENTS.PROJECT_UPDATED, payload: { id: projectId } });
-  await broker.publish({ channel: CHANNELS.DASHBOARD, event: EVENTS.STATS_UPDATED, payload: {} });
+/**
+ * Specification part 6: a project changed, so project lists and dashboards refresh; in this order.
+ * Call it after the change's activity entry is committed: streams read what they send from the
+ * activity log (realtime/streams.ts). `ownerId` (the project's POC) says who besides the admins may see it.
+ */
+export async function notifyProjectChanged(broker: RealtimeBroker, projectId: string, ownerId: string): Promise<void> {
+  await broker.publish({ channel: CHANNELS.PROJECTS, event: EVENTS.PROJECT_UPDATED, payload: { id: projectId }, ownerId });
+  await broker.publish({ channel: CHANNELS.DASHBOARD, event: EVENTS.STATS_UPDATED, payload: {}, ownerId });
+}
+
+/** Ends the open streams of one session, or of every session of a user but one, on every instance. */
+export function endSessions(broker: RealtimeBroker, ended: SessionsEnded): Promise<void> {
+  return broker.publish({ channel: SESSIONS_CHANNEL, event: 'session-ended', payload: ended });
+}
+
+/** A user's role or active flag changed: their open streams are re-scoped (or ended) on every instance. */
+export function userChanged(broker: RealtimeBroker, user: { id: string; role: Role; active: boolean }): Promise<void> {
+  return broker.publish({ channel: SESSIONS_CHANNEL, event: 'user-changed', payload: { userId: user.id, role: user.role, active: user.active } });
 }

@@ -1,10 +1,10 @@
-import type { Notification } from './types.js';
+import type { RealtimeMessage } from './types.js';
 
-/** This process's subscribers (its SSE streams): every driver hands them what it delivers. */
+/** This process's subscribers (its stream hub, tests): every driver hands them what it delivers. */
 export class Subscribers {
-  readonly #listeners = new Set<(n: Notification) => void>();
+  readonly #listeners = new Set<(m: RealtimeMessage) => void>();
 
-  add(listener: (n: Notification) => void): () => void {
+  add(listener: (m: RealtimeMessage) => void): () => void {
     this.#listeners.add(listener);
     return () => {
       this.#listeners.delete(listener);
@@ -12,10 +12,10 @@ export class Subscribers {
   }
 
   /** One listener's failure reaches neither the others nor the transport (ioredis would rethrow it as uncaught). */
-  deliver(notification: Notification, onError: (err: unknown) => void = () => {}): void {
+  deliver(message: RealtimeMessage, onError: (err: unknown) => void = () => {}): void {
     for (const listener of this.#listeners) {
       try {
-        listener(notification);
+        listener(message);
       } catch (err) {
         onError(err);
       }

@@ -1,28 +1,54 @@
+import type { Role } from '../domain/model.js';
+
 /** The literal channel and event names of interface.md, used by every driver. */
 export const CHANNELS = { PROJECTS: 'projects', DASHBOARD: 'dashboard' } as const;
 export const EVENTS = { PROJECT_UPDATED: 'project-updated', STATS_UPDATED: 'stats-updated' } as const;
+/** Between instances only, never to a browser: sessions that ended and users whose role changed. */
+export const SESSIONS_CHANNEL = 'sessions';
 
 export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];
 
+/** Why a session ended, as the last event of its streams says (interface.md, Realtime). */
+export const END_REASONS = ['signed-out', 'deactivated', 'password-changed', 'expired'] as const;
+export type EndReason = (typeof END_REASONS)[number];
+
+/** The specification's notifications (part 6): project-updated {id} on projects, stats-updated {} on dashboard. */
 export interface Notification {
   channel: Channel;
   event: string;
   payload: Record<string, unknown>;
+  /** The project's POC: who besides the admins may receive it. Travels between our instances, never to a viewer. */
+  ownerId?: string | null;
 }
 
+/** A change to who may hold a stream or see what, for the streams of every instance. */
+export type SessionSignal =
+  | { channel: typeof SESSIONS_CHANNEL; event: 'session-ended'; payload: SessionsEnded }
+  | { channel: typeof SESSIONS_CHANNEL; event: 'user-changed'; payload: { userId: string; role: Role; active: boolean } };
+
+/** One session (by its token's hash), or every session of a user but one. */
+export type SessionsEnded = { reason: EndReason } & ({ tokenHash: string } | { userId: string; exceptTokenHash?: string });
+
+export type RealtimeMessage = Notification | SessionSignal;
+
 /**
- * Carries notifications to every subscriber of the service (SSE streams of this process, and of
+ * Carries messages to every subscriber of the service (the SSE streams of this process, and of
  * other instances for the drivers that fan out).
  */
 export interface RealtimeBroker {
   readonly driver: string;
-  /** Resolves once the notification is handed to the transport; rejects when it cannot be. */
-  publish(notification: Notification): Promise<void>;
-  /** Calls listener for every notification published anywhere; returns the unsubscribe function. */
-  subscribe(listener: (n: Notification) => void): () => void;
+  /** Resolves once the message is handed to the transport; rejects when it cannot be. */
+  publish(message: RealtimeMessage): Promise<void>;
+  /** Calls listener for every message published anywhere; returns the unsubscribe function. */
+  subscribe(listener: (m: RealtimeMessage) => void): () => void;
   /** Throws when the transport cannot be reached (readiness). */
   check(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Drivers whose browsers subscribe elsewhere (Pusher's private channels): the signature that lets
+   * a socket join a channel, or null when this user may not.
+   */
+  authorizeChannel?(user: { id: string; role: string }, socketId: string, channel: string): { auth: string } | null;
   /** For drivers with connections of their own: where to report trouble no caller hears of (warn). */
   useLogger?(log: RealtimeLogger): void;
 }

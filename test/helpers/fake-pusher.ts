@@ -24,6 +24,8 @@ export interface FakePusher {
   readonly events: PusherEvent[];
   /** Every request refused (or failed by failWith), with the reason given. */
   readonly refused: { method: string; path: string; status: number; reason: string }[];
+  /** Whether `auth` is what Pusher accepts from a client joining a private channel: `<key>:<HMAC-SHA256 hex of "<socket_id>:<channel>">`. */
+  verifyChannelAuth(socketId: string, channel: string, auth: unknown): boolean;
   /** The service settings that point REALTIME_DRIVER=pusher here (override any, e.g. PUSHER_SECRET). */
   env(overrides?: Record<string, string>): Record<string, string>;
   /** From now on answers every request with this status and text (as Pusher does when in trouble); null: back to normal. */
@@ -138,6 +140,10 @@ export async function startFakePusher(opts: { appId?: string; key?: string; secr
     secret,
     events,
     refused,
+    verifyChannelAuth(socketId, channel, auth) {
+      const expected = `${key}:${createHmac('sha256', secret).update(`${socketId}:${channel}`).digest('hex')}`;
+      return typeof auth === 'string' && auth.length === expected.length && timingSafeEqual(Buffer.from(auth), Buffer.from(expected));
+    },
     env: (overrides = {}) => ({
       REALTIME_DRIVER: 'pusher',
       PUSHER_APP_ID: appId,

@@ -240,50 +240,85 @@ export interface SseEvent {
   data: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
+export interface EventStream {
+  headers: Headers;
+  /** The next `count` events (messages with an event name), in order; fails after timeoutMs. */
+  next(count: number, timeoutMs?: number): Promise<SseEvent[]>;
+  /** Reads until the server ends the stream; the events that came before the end. Fails if it stays open past timeoutMs. */
+  end(timeoutMs?: number): Promise<SseEvent[]>;
+  /** The last `id:` the stream carried (with or without an event), as EventSource would send it in Last-Event-ID. */
+  readonly lastEventId: string | undefined;
+  close(): void;
+}
+
 /** An open /api/realtime stream (with a query string such as `?channels=dashboard`), read message by message. */
-export async function openEventStream(client: Client, query = ''): Promise<{ headers: Headers; next(count: number, timeoutMs?: number): Promise<SseEvent[]>; close(): void }> {
+export async function openEventStream(client: Client, query = '', headers: Record<string, string> = {}): Promise<EventStream> {
   const controller = new AbortController();
-  const res = await fetch(new URL(`/api/realtime${query}`, client.baseUrl), { headers: client.cookie ? { cookie: client.cookie } : {}, signal: controller.signal });
+  const res = await fetch(new URL(`/api/realtime${query}`, client.baseUrl), {
+    headers: { ...headers, ...(client.cookie ? { cookie: client.cookie } : {}) },
+    signal: controller.signal,
+  });
   assert.equal(res.status, 200);
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
+  let ended = false;
+  let lastEventId: string | undefined;
   const readMore = async () => {
     const { value, done } = await reader.read();
-    if (done) throw new Error('the stream ended');
+    if (done) {
+      ended = true;
+      throw new Error('the stream ended');
+    }
     buffer += decoder.decode(value, { stream: true });
+  };
+  /** Events parsed from the complete messages read so far, not yet handed out. */
+  const queue: SseEvent[] = [];
+  const parse = () => {
+    let end;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const fields = Object.fromEntries(
+        block
+          .split('\n')
+          .filter((l) => l && !l.startsWith(':'))
+          .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
+      );
+      if (fields.id !== undefined) lastEventId = fields.id;
+      if (fields.event) queue.push({ id: fields.id ?? '', event: fields.event, data: JSON.parse(fields.data ?? 'null') });
+    }
+  };
+  const read = async (count: number, timeoutMs: number, untilEnd: boolean) => {
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    try {
+      for (;;) {
+        parse();
+        if (!untilEnd && queue.length >= count) return queue.splice(0, count);
+        try {
+          await readMore();
+        } catch (err) {
+          if (untilEnd && ended) return queue.splice(0);
+          throw err;
+        }
+      }
+    } catch (err) {
+      if (!controller.signal.aborted) throw err;
+      throw new Error(untilEnd ? `still open after ${timeoutMs} ms (${queue.length} events read)` : `timed out after ${queue.length} of ${count} events`);
+    } finally {
+      clearTimeout(timer);
+    }
   };
   // The opening comment: from here on the subscription exists.
   while (!buffer.includes('\n\n')) await readMore();
   buffer = buffer.slice(buffer.indexOf('\n\n') + 2);
   return {
     headers: res.headers,
-    async next(count, timeoutMs = 5000) {
-      const events: SseEvent[] = [];
-      const timer = setTimeout(() => controller.abort(), timeoutMs);
-      try {
-        while (events.length < count) {
-          let end;
-          while (events.length < count && (end = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const fields = Object.fromEntries(
-              block
-                .split('\n')
-                .filter((l) => l && !l.startsWith(':'))
-                .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
-            );
-            if (fields.event) events.push({ id: fields.id ?? '', event: fields.event, data: JSON.parse(fields.data ?? 'null') });
-          }
-          if (events.length < count) await readMore();
-        }
-      } catch (err) {
-        if (!controller.signal.aborted) throw err;
-        throw new Error(`timed out after ${events.length} of ${count} events`);
-      } finally {
-        clearTimeout(timer);
-      }
-      return events;
+    next: (count, timeoutMs = 5000) => read(count, timeoutMs, false),
+    end: (timeoutMs = 5000) => read(0, timeoutMs, true),
+    get lastEventId() {
+      parse();
+      return lastEventId;
     },
     close: () => controller.abort(),
   };

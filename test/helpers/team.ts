@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Notification } from '../../src/realtime/types.js';
+import type { RealtimeMessage } from '../../src/realtime/types.js';
 import type { Client, Response, TestService } from './service.js';
 
 /** ISO 8601 in UTC, as every timestamp of the API is written. */
@@ -25,7 +25,7 @@ export const rawJson = (client: Client, method: string, path: string, text: stri
  * Records what a block of work leaves behind that the team endpoints must never leave:
  * activity-log rows and realtime notifications.
  */
-export async function sideEffectsOf(svc: TestService, work: () => Promise<unknown>): Promise<{ activityRows: number; notifications: Notification[] }> {
+export async function sideEffectsOf(svc: TestService, work: () => Promise<unknown>): Promise<{ activityRows: number; notifications: RealtimeMessage[] }> {
   const count = async () => {
     const row = await svc.deps.database.db
       .selectFrom('activity_log')
@@ -33,8 +33,9 @@ export async function sideEffectsOf(svc: TestService, work: () => Promise<unknow
       .executeTakeFirstOrThrow();
     return Number(row.n);
   };
-  const notifications: Notification[] = [];
-  const unsubscribe = svc.deps.realtime.subscribe((n) => notifications.push(n));
+  const notifications: RealtimeMessage[] = [];
+  // The specification's notifications; session signals (realtime/streams.ts) concern open streams only and reach no browser as such.
+  const unsubscribe = svc.deps.realtime.subscribe((n) => n.channel !== 'sessions' && notifications.push(n));
   const before = await count();
   try {
     await work();

@@ -30,7 +30,7 @@ export async function authRoutes(app: App, { deps, hooks }: RouteContext) {
     const token = req.cookies[SESSION_COOKIE];
     if (token) {
       hooks.checkOrigin(req);
-      await logout(deps, token);
+      await logout(deps, token, (err) => req.log.warn({ err }, 'the end of the session was not announced to its streams'));
     }
     hooks.clearSessionCookie(reply);
     return reply.code(204).send();

@@ -1,18 +1,29 @@
-import type { ServerResponse } from 'node:http';
 import { Type } from '@fastify/type-provider-typebox';
+import { hashToken } from '../../actions/auth.js';
+import { errors } from '../../errors.js';
+import { type StreamSink, StreamHub } from '../../realtime/streams.js';
 import { CHANNELS, type Channel } from '../../realtime/types.js';
+import { actorOf } from '../session.js';
+import { errorRef } from '../schemas.js';
 import type { App, RouteContext } from './context.js';
 
 const ALL_CHANNELS = Object.values(CHANNELS) as Channel[];
-const PING_MS = 20_000;
+/** A client that lets this much pile up unread is cut off; it reconnects with Last-Event-ID and is replayed to. */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
 
-/** GET /api/realtime: the notifications as server-sent events (interface.md, Realtime). */
+const DESCRIPTION = `Server-sent events. \`project-updated\` (data \`{"channel":"projects","payload":{"id"}}\`) then \`stats-updated\` (\`{"channel":"dashboard","payload":{}}\`) for every change to a project the user may see at that moment (ADMIN: all; others: projects whose pocId is theirs).
+
+Every event has an \`id:\`, increasing and the same on every instance (from the activity entry that caused it). A reconnecting client sends \`Last-Event-ID\` (EventSource does so itself) or \`?lastEventId=\` and first receives every later event it may see, then live ones, without gap or duplicate; an id outside the replay window (REALTIME_REPLAY_HOURS, REALTIME_REPLAY_MAX_EVENTS) or unknown gets one \`reset\` event (data \`{}\`): refetch. Messages with only an \`id:\` line move the client's position without an event; \`: ping\` comes every 20 s.
+
+When the session ends the stream receives \`session-ended\` with data \`{"reason": "signed-out" | "deactivated" | "password-changed" | "expired"}\` and is closed.`;
+
+/** GET /api/realtime: the notifications as server-sent events (interface.md, Realtime); POST /api/realtime/pusher-auth: Pusher's channel authorization. */
 export async function realtimeRoutes(app: App, { deps, hooks }: RouteContext) {
-  const open = new Set<ServerResponse>();
+  const { replay, sweepMs } = deps.config.realtimeStreams;
+  const hub = new StreamHub(deps.store, deps.realtime, { replay, sweepMs, log: app.log });
+  await hub.start();
   // Streams never end on their own; close them so shutdown can finish.
-  app.addHook('preClose', async () => {
-    for (const res of open) res.end();
-  });
+  app.addHook('preClose', async () => hub.close());
 
   app.get(
     '/api/realtime',
@@ -20,12 +31,21 @@ export async function realtimeRoutes(app: App, { deps, hooks }: RouteContext) {
       onRequest: hooks.requireSession,
       schema: {
         tags: ['realtime'],
-        summary: 'Server-sent events: project-updated {id} on "projects", stats-updated {} on "dashboard"',
-        querystring: Type.Object({ channels: Type.Optional(Type.String({ description: 'comma-separated: projects,dashboard' })) }),
+        summary: 'Server-sent events: project-updated {id} and stats-updated {}, scoped to the user, replayed after a reconnection',
+        description: DESCRIPTION,
+        querystring: Type.Object({
+          channels: Type.Optional(Type.String({ description: 'comma-separated: projects,dashboard' })),
+          lastEventId: Type.Optional(Type.String({ description: 'as the Last-Event-ID header, for clients that cannot set it' })),
+        }),
+        headers: Type.Object({ 'last-event-id': Type.Optional(Type.String()) }),
+        response: { 401: errorRef },
       },
     },
-    (req, reply) => {
-      const wanted = req.query.channels ? new Set(req.query.channels.split(',').map((c) => c.trim())) : new Set(ALL_CHANNELS);
+    async (req, reply) => {
+      const user = actorOf(req);
+      const wanted = req.query.channels ? new Set(req.query.channels.split(',').map((c) => c.trim())) : new Set<string>(ALL_CHANNELS);
+      const channels = new Set(ALL_CHANNELS.filter((c) => wanted.has(c)));
+      const lastEventId = req.headers['last-event-id'] ?? req.query.lastEventId;
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -35,18 +55,56 @@ export async function realtimeRoutes(app: App, { deps, hooks }: RouteContext) {
         'x-accel-buffering': 'no',
       });
       res.write(': connected\n\n');
-      let id = 0;
-      const unsubscribe = deps.realtime.subscribe((n) => {
-        if (!wanted.has(n.channel)) return;
-        res.write(`id: ${++id}\nevent: ${n.event}\ndata: ${JSON.stringify({ channel: n.channel, payload: n.payload })}\n\n`);
+      const write = (text: string) => {
+        res.write(text);
+        if (res.writableLength > MAX_BUFFERED_BYTES) throw new Error('client reads too slowly');
+      };
+      const sink: StreamSink = {
+        event: (id, event, data) => write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
+        position: (id, ping) => write(`${ping ? ': ping\n' : ''}id: ${id}\n\n`),
+        end: (reason) => {
+          res.end(`event: session-ended\ndata: ${JSON.stringify({ reason })}\n\n`);
+        },
+        close: () => {
+          if (res.writableLength > MAX_BUFFERED_BYTES) res.destroy();
+          else res.end();
+        },
+      };
+      const opened = hub.open({
+        viewer: { userId: user.id, role: user.role },
+        tokenHash: hashToken(req.sessionToken!),
+        expiresAt: req.sessionExpiresAt!,
+        channels,
+        lastEventId: lastEventId?.trim() || undefined,
+        sink,
       });
-      const ping = setInterval(() => res.write(': ping\n\n'), PING_MS);
-      open.add(res);
-      res.on('close', () => {
-        clearInterval(ping);
-        unsubscribe();
-        open.delete(res);
-      });
+      res.on('close', () => void opened.then((stream) => stream.close()));
+      await opened;
+    },
+  );
+
+  // pusher-js posts its channel authorization as a form.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+
+  app.post(
+    '/api/realtime/pusher-auth',
+    {
+      onRequest: hooks.requireSession,
+      schema: {
+        tags: ['realtime'],
+        summary: "Pusher's channel authorization (REALTIME_DRIVER=pusher): admins may join private-projects and private-dashboard, anyone their own private-user-<id>",
+        body: Type.Object({ socket_id: Type.String(), channel_name: Type.String() }),
+        response: { 200: Type.Object({ auth: Type.String() }), 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef },
+      },
+    },
+    async (req) => {
+      if (!deps.realtime.authorizeChannel) throw errors.notFound();
+      if (!/^\d+\.\d+$/.test(req.body.socket_id)) throw errors.invalidField('socket_id', 'is not a Pusher socket id');
+      const auth = deps.realtime.authorizeChannel(actorOf(req), req.body.socket_id, req.body.channel_name);
+      if (!auth) throw errors.forbidden();
+      return auth;
     },
   );
 }

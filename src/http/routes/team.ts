@@ -51,6 +51,9 @@ export async function teamRoutes(app: App, { deps, hooks }: RouteContext) {
         response: { 200: CreatedTeamMember, 400: errorRef, 401: errorRef, 404: errorRef, 409: errorRef },
       },
     },
-    async (req) => presentCreatedTeamMember(await updateTeamMember(deps, req.params.id, req.body)),
+    async (req) =>
+      presentCreatedTeamMember(
+        await updateTeamMember(deps, req.params.id, req.body, (err) => req.log.warn({ err }, 'the change of this user was not announced to their streams')),
+      ),
   );
 }

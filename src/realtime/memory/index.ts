@@ -1,16 +1,16 @@
 import { Subscribers } from '../subscribers.js';
-import type { Notification, RealtimeBroker } from '../types.js';
+import type { RealtimeBroker, RealtimeMessage } from '../types.js';
 
-/** One process: notifications go straight to this process's subscribers. */
+/** One process: messages go straight to this process's subscribers. */
 export class MemoryBroker implements RealtimeBroker {
   readonly driver = 'memory';
   readonly #subscribers = new Subscribers();
 
-  async publish(notification: Notification): Promise<void> {
-    this.#subscribers.deliver(notification);
+  async publish(message: RealtimeMessage): Promise<void> {
+    this.#subscribers.deliver(message);
   }
 
-  subscribe(listener: (n: Notification) => void): () => void {
+  subscribe(listener: (m: RealtimeMessage) => void): () => void {
     return this.#subscribers.add(listener);
   }
 

@@ -1,7 +1,7 @@
 import Pusher from 'pusher';
 import type { RealtimeConfig } from '../../config.js';
 import { Subscribers } from '../subscribers.js';
-import type { Notification, RealtimeBroker } from '../types.js';
+import { type Notification, type RealtimeBroker, type RealtimeMessage, SESSIONS_CHANNEL } from '../types.js';
 
 type PusherSettings = Extract<RealtimeConfig, { driver: 'pusher' }>;
 
@@ -11,9 +11,13 @@ const TRIGGER_TIMEOUT_MS = 5_000;
 const CHECK_TIMEOUT_MS = 2_000;
 
 /**
- * Notifications go to Pusher Channels (browsers subscribe there), with the literal channel and
- * event names: `trigger("projects", "project-updated", {id})`, `trigger("dashboard", "stats-updated", {})`.
- * Each one Pusher accepted is also handed to this instance's own subscribers, so GET /api/realtime
+ * Notifications go to Pusher Channels, on private channels only the users who may see the project
+ * can join (our POST /api/realtime/pusher-auth decides, see {@link pusherChannelsFor}):
+ * `private-projects` and `private-dashboard` for the admins, and `private-user-<pocId>` for the
+ * project's POC, with the literal event names (`project-updated` {id}, `stats-updated` {}). The public
+ * `projects`/`dashboard` channels of older front ends get them too only with PUSHER_PUBLIC_CHANNELS=true
+ * (anyone holding the app key then learns every project id).
+ * Each message Pusher accepted is also handed to this instance's own subscribers, so GET /api/realtime
  * keeps working; SSE clients see only what their own instance sent — SSE across instances needs the redis driver.
  */
 export class PusherBroker implements RealtimeBroker {
@@ -32,9 +36,15 @@ export class PusherBroker implements RealtimeBroker {
     this.#probe = new Pusher({ ...options, timeout: CHECK_TIMEOUT_MS });
   }
 
-  async publish(notification: Notification): Promise<void> {
+  async publish(message: RealtimeMessage): Promise<void> {
+    // Session signals concern this instance's streams only; Pusher ends nothing (its private channels are authorized per subscription).
+    if (message.channel === SESSIONS_CHANNEL) {
+      this.#subscribers.deliver(message);
+      return;
+    }
+    const notification = message;
     try {
-      const res = await this.#pusher.trigger(notification.channel, notification.event, notification.payload);
+      const res = await this.#pusher.trigger(pusherChannelsFor(notification, this.settings.publicChannels), notification.event, notification.payload);
       await res.text(); // read to the end, so the connection is free for the next request
     } catch (err) {
       throw failure(`${notification.event} was not sent`, err, TRIGGER_TIMEOUT_MS);
@@ -43,7 +53,13 @@ export class PusherBroker implements RealtimeBroker {
     this.#subscribers.deliver(notification);
   }
 
-  subscribe(listener: (n: Notification) => void): () => void {
+  /** Pusher's channel authorization: the signature that lets this socket join the channel, or null when the user may not. */
+  authorizeChannel(user: { id: string; role: string }, socketId: string, channel: string): { auth: string } | null {
+    if (!mayJoinPusherChannel(user, channel)) return null;
+    return this.#pusher.authorizeChannel(socketId, channel);
+  }
+
+  subscribe(listener: (m: RealtimeMessage) => void): () => void {
     return this.#subscribers.add(listener);
   }
 
@@ -59,6 +75,25 @@ export class PusherBroker implements RealtimeBroker {
   async close(): Promise<void> {
     this.#subscribers.clear();
   }
+}
+
+/** The private channel of one user (their own projects' events). */
+export const userChannel = (userId: string) => `private-user-${userId}`;
+/** The admins' private copy of one of our channels. */
+export const adminChannel = (channel: string) => `private-${channel}`;
+
+/** Where a notification goes on Pusher: the admins' private channel, the POC's own, and the public one only when asked for. */
+export function pusherChannelsFor(n: Notification, publicChannels: boolean): string[] {
+  const channels = [adminChannel(n.channel)];
+  if (n.ownerId) channels.push(userChannel(n.ownerId));
+  if (publicChannels) channels.push(n.channel);
+  return channels;
+}
+
+/** Whether a user may join a private channel of ours (Pusher's channel authorization): admins the admins' channels, anyone their own. */
+export function mayJoinPusherChannel(user: { id: string; role: string }, channel: string): boolean {
+  if (channel === userChannel(user.id)) return true;
+  return user.role === 'ADMIN' && (channel === adminChannel('projects') || channel === adminChannel('dashboard'));
 }
 
 /** The SDK's RequestError as a plain Error whose message says what went wrong (status and Pusher's answer, or the network error). */

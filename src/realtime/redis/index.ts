@@ -1,7 +1,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { RealtimeConfig } from '../../config.js';
 import { Subscribers } from '../subscribers.js';
-import { CHANNELS, type Channel, type Notification, type RealtimeBroker, type RealtimeLogger } from '../types.js';
+import { CHANNELS, type RealtimeBroker, type RealtimeLogger, type RealtimeMessage, SESSIONS_CHANNEL } from '../types.js';
 
 type RedisSettings = Extract<RealtimeConfig, { driver: 'redis' }>;
 
@@ -13,8 +13,8 @@ const CONNECT_TIMEOUT_MS = 5_000;
 const COMMAND_TIMEOUT_MS = 2_000;
 
 /**
- * Many instances: every notification goes through Redis pub/sub, on `<prefix>:projects` and
- * `<prefix>:dashboard`, as JSON `{"event", "payload"}`. One connection publishes, one subscribes;
+ * Many instances: every message goes through Redis pub/sub, on `<prefix>:projects`,
+ * `<prefix>:dashboard` and `<prefix>:sessions`, as JSON `{"event", "payload", "ownerId"?}`. One connection publishes, one subscribes;
  * each instance hands what its subscriber receives to its own listeners, its own notifications
  * included (so each arrives exactly once, in the order Redis delivers it).
  *
@@ -29,7 +29,7 @@ export class RedisBroker implements RealtimeBroker {
   readonly #publisher: Redis;
   readonly #subscriber: Redis;
   /** Redis channel name → our channel. */
-  readonly #channels: Map<string, Channel>;
+  readonly #channels: Map<string, RealtimeMessage['channel']>;
   #log: RealtimeLogger | undefined;
   #closing = false;
   /** The first connection error, which says more than the rejection of connect() ("Connection is closed."). */
@@ -40,7 +40,7 @@ export class RedisBroker implements RealtimeBroker {
   #subscribing: { connection: number; done: Promise<void> } | undefined;
 
   private constructor(private readonly settings: RedisSettings) {
-    this.#channels = new Map(Object.values(CHANNELS).map((c) => [`${settings.channelPrefix}:${c}`, c]));
+    this.#channels = new Map(([...Object.values(CHANNELS), SESSIONS_CHANNEL] as const).map((c) => [`${settings.channelPrefix}:${c}`, c]));
     const options: RedisOptions = {
       lazyConnect: true,
       connectTimeout: CONNECT_TIMEOUT_MS,
@@ -100,16 +100,17 @@ export class RedisBroker implements RealtimeBroker {
     this.#log = log;
   }
 
-  async publish(notification: Notification): Promise<void> {
-    const message = JSON.stringify({ event: notification.event, payload: notification.payload });
+  async publish(message: RealtimeMessage): Promise<void> {
+    const ownerId = 'ownerId' in message ? message.ownerId : undefined;
+    const text = JSON.stringify({ event: message.event, payload: message.payload, ...(ownerId !== undefined && { ownerId }) });
     try {
-      await this.#publisher.publish(`${this.settings.channelPrefix}:${notification.channel}`, message);
+      await this.#publisher.publish(`${this.settings.channelPrefix}:${message.channel}`, text);
     } catch (err) {
-      throw new Error(`Redis is unavailable: ${notification.event} was not published (${reasonOf(this.#publisher, err)})`, { cause: err });
+      throw new Error(`Redis is unavailable: ${message.event} was not published (${reasonOf(this.#publisher, err)})`, { cause: err });
     }
   }
 
-  subscribe(listener: (n: Notification) => void): () => void {
+  subscribe(listener: (m: RealtimeMessage) => void): () => void {
     return this.#subscribers.add(listener);
   }
 
@@ -153,16 +154,18 @@ export class RedisBroker implements RealtimeBroker {
   #receive(redisChannel: string, message: string): void {
     const channel = this.#channels.get(redisChannel);
     if (!channel) return;
-    let notification: Notification;
+    let received: RealtimeMessage;
     try {
-      const parsed = JSON.parse(message) as { event?: unknown; payload?: unknown };
+      const parsed = JSON.parse(message) as { event?: unknown; payload?: unknown; ownerId?: unknown };
       if (typeof parsed.event !== 'string' || !parsed.payload || typeof parsed.payload !== 'object') throw new Error('not {event, payload}');
-      notification = { channel, event: parsed.event, payload: parsed.payload as Record<string, unknown> };
+      const ownerId = typeof parsed.ownerId === 'string' || parsed.ownerId === null ? { ownerId: parsed.ownerId } : {};
+      // The shape of a sessions payload is checked where it is used (realtime/streams.ts).
+      received = { channel, event: parsed.event, payload: parsed.payload, ...ownerId } as RealtimeMessage;
     } catch (err) {
       this.#log?.warn({ err, channel: redisChannel }, 'ignored a malformed message from Redis');
       return;
     }
-    this.#subscribers.deliver(notification, (err) => this.#log?.warn({ err }, 'a realtime listener failed'));
+    this.#subscribers.deliver(received, (err) => this.#log?.warn({ err }, 'a realtime listener failed'));
   }
 
   /** Handles a connection's errors (never unhandled) and logs each outage once: when it starts and when it ends. */

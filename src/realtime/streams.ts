@@ -1,0 +1,332 @@
+import type { LoggedChange, Store } from '../db/store.js';
+import type { Role } from '../domain/model.js';
+import { type Viewer, eventId, maySee, positionOf, replayStart, seqOfEventId } from './scope.js';
+import { CHANNELS, type Channel, END_REASONS, type EndReason, EVENTS, type RealtimeBroker, type RealtimeMessage, SESSIONS_CHANNEL, type SessionsEnded } from './types.js';
+
+/** What the hub writes to one open stream (the SSE route formats it). */
+export interface StreamSink {
+  event(id: number, event: string, data: unknown): void;
+  /** Moves the client's Last-Event-ID without an event; with ping, also the keep-alive comment. */
+  position(id: number, ping?: boolean): void;
+  /** The last event, session-ended {reason}, then the end of the stream. */
+  end(reason: EndReason): void;
+  /** Closes without a word (shutdown, or a client too slow to keep up: it reconnects and is replayed to). */
+  close(): void;
+}
+
+export interface StreamRequest {
+  viewer: Viewer;
+  tokenHash: string;
+  expiresAt: string;
+  channels: Set<Channel>;
+  /** Last-Event-ID of a reconnecting client. */
+  lastEventId?: string;
+  sink: StreamSink;
+}
+
+export interface HubOptions {
+  replay: { windowHours: number; maxEvents: number };
+  log: { warn(obj: object, msg: string): void };
+  /** How often every stream gets a ping carrying the current position. */
+  pingMs?: number;
+  /** How often the open streams' sessions are checked in one query (a safety net for a lost session signal). */
+  sweepMs?: number;
+  /** How often the log is read even without a notification (a safety net for a lost one). */
+  pollMs?: number;
+}
+
+interface OpenStream {
+  readonly request: StreamRequest;
+  viewer: Viewer;
+  /** The highest event id written; nothing at or below it is written again. */
+  lastSent: number;
+  /** Changes that arrived while the stream's replay was being read. */
+  pending: LoggedChange[] | null;
+  expiry?: NodeJS.Timeout;
+  ended: boolean;
+}
+
+/** Changes read from the log per query. */
+const BATCH = 500;
+/** Node's timers hold at most 2^31−1 ms (24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The open realtime streams of this process. The activity log is the event log: a notification
+ * (from this or any instance) only says "read the log", and the hub reads the entries after its
+ * position once for all its streams, in order, then writes each stream what its user may see at
+ * that moment (admins everything, others their own projects, by the project's current POC). So a
+ * stream's events are ordered and gap-free, a reconnecting stream is replayed from the same log,
+ * and filtering costs no query per stream.
+ *
+ * Streams end with their session: logout, deactivation and password changes arrive as session
+ * signals (from any instance), expiry by a timer per stream, and a periodic sweep catches a signal
+ * lost in an outage.
+ */
+export class StreamHub {
+  readonly #streams = new Set<OpenStream>();
+  readonly #byUser = new Map<string, Set<OpenStream>>();
+  readonly #byToken = new Map<string, Set<OpenStream>>();
+  /** Every change up to here has been handed to every stream. */
+  #seq = 0;
+  #reading: Promise<void> | null = null;
+  #readAgain = false;
+  #timers: NodeJS.Timeout[] = [];
+  #unsubscribe: (() => void) | undefined;
+  #closed = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly broker: RealtimeBroker,
+    private readonly options: HubOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    this.#seq = await this.store.activity.latestSeq();
+    this.#unsubscribe = this.broker.subscribe((m) => this.#receive(m));
+    const every = (ms: number, fn: () => void) => {
+      const t = setInterval(fn, ms);
+      t.unref();
+      this.#timers.push(t);
+    };
+    every(this.options.pingMs ?? 20_000, () => this.#ping());
+    every(this.options.sweepMs ?? 30_000, () => void this.#sweep());
+    every(this.options.pollMs ?? 5_000, () => {
+      if (this.#streams.size) this.#read();
+    });
+  }
+
+  /** Open streams (for metrics and tests). */
+  get size(): number {
+    return this.#streams.size;
+  }
+
+  /** Opens a stream: replays what a reconnecting client missed, then live events. Resolves once it is live. */
+  async open(request: StreamRequest): Promise<{ close(): void }> {
+    const stream: OpenStream = { request, viewer: { ...request.viewer }, lastSent: 0, pending: null, ended: false };
+    const handle = { close: () => this.#forget(stream) };
+    if (this.#closed) {
+      request.sink.close();
+      return handle;
+    }
+    this.#add(stream);
+    this.#armExpiry(stream, request.expiresAt);
+    const seqAtOpen = this.#seq;
+    // Catches up on anything whose notification came before this stream (or was lost).
+    this.#read();
+    if (request.lastEventId === undefined) {
+      stream.lastSent = positionOf(seqAtOpen);
+      request.sink.position(stream.lastSent);
+      return handle;
+    }
+    // Subscribed first (#add), then read, then drop what was already written: no gap, no duplicate.
+    stream.pending = [];
+    try {
+      await this.#replay(stream, request.lastEventId, seqAtOpen);
+    } catch (err) {
+      this.options.log.warn({ err }, 'realtime replay failed; the client is told to refetch');
+      this.#write(stream, () => request.sink.event(positionOf(seqAtOpen), 'reset', {}));
+      stream.lastSent = Math.max(stream.lastSent, positionOf(seqAtOpen));
+    }
+    const pending = stream.pending ?? [];
+    stream.pending = null;
+    for (const change of pending) this.#send(stream, change);
+    if (stream.lastSent < positionOf(seqAtOpen)) {
+      stream.lastSent = positionOf(seqAtOpen);
+      this.#write(stream, () => request.sink.position(stream.lastSent));
+    }
+    return handle;
+  }
+
+  /** Ends every stream without a word (shutdown) and stops listening. */
+  close(): void {
+    this.#closed = true;
+    this.#unsubscribe?.();
+    for (const t of this.#timers) clearInterval(t);
+    for (const stream of [...this.#streams]) {
+      this.#forget(stream);
+      stream.request.sink.close();
+    }
+  }
+
+  async #replay(stream: OpenStream, lastEventId: string, seqAtOpen: number): Promise<void> {
+    const { windowHours, maxEvents } = this.options.replay;
+    const { sink, channels } = stream.request;
+    const seq = seqOfEventId(lastEventId);
+    const writtenAt = seq ? await this.store.activity.seqWrittenAt(seq) : undefined;
+    const start = replayStart(lastEventId, { writtenAt }, Date.now(), windowHours);
+    if (start.replay) {
+      const pocId = stream.viewer.role === 'ADMIN' ? undefined : stream.viewer.userId;
+      const changes = await this.store.activity.changesAfter(start.fromSeq, maxEvents + 1, pocId);
+      const due = changes.flatMap((c) => [...channels].map((ch) => eventId(c.seq, ch))).filter((id) => id > start.afterId);
+      if (due.length <= maxEvents) {
+        stream.lastSent = start.afterId;
+        for (const change of changes) this.#send(stream, change);
+        return;
+      }
+    }
+    // Too old, too many or not ours: the client refetches what it shows; what comes after seqAtOpen follows live.
+    stream.lastSent = positionOf(seqAtOpen);
+    this.#write(stream, () => sink.event(stream.lastSent, 'reset', {}));
+  }
+
+  #receive(message: RealtimeMessage): void {
+    if (message.channel === SESSIONS_CHANNEL) this.#signal(message.event, message.payload as unknown);
+    // One read per change: its stats-updated always follows its project-updated.
+    else if (message.channel === CHANNELS.PROJECTS) this.#read();
+  }
+
+  /** Reads the log after the hub's position and hands each change to every stream; one reader at a time, again if asked meanwhile. */
+  #read(): void {
+    if (this.#reading) {
+      this.#readAgain = true;
+      return;
+    }
+    this.#reading = (async () => {
+      do {
+        this.#readAgain = false;
+        for (;;) {
+          const changes = await this.store.activity.changesAfter(this.#seq, BATCH);
+          for (const change of changes) {
+            this.#seq = change.seq;
+            for (const stream of this.#streams) {
+              if (stream.pending) stream.pending.push(change);
+              else this.#send(stream, change);
+            }
+          }
+          if (changes.length < BATCH) break;
+        }
+      } while (this.#readAgain && !this.#closed);
+    })()
+      .catch((err: unknown) => this.options.log.warn({ err }, 'realtime could not read the activity log; retrying on the next notification'))
+      .finally(() => {
+        this.#reading = null;
+      });
+  }
+
+  /** Writes one change's events to a stream, if its user may see the project now and has not had them yet. */
+  #send(stream: OpenStream, change: LoggedChange): void {
+    if (stream.ended || !maySee(stream.viewer, change.pocId)) return;
+    const { channels, sink } = stream.request;
+    for (const channel of [CHANNELS.PROJECTS, CHANNELS.DASHBOARD] as const) {
+      if (!channels.has(channel)) continue;
+      const id = eventId(change.seq, channel);
+      if (id <= stream.lastSent) continue;
+      stream.lastSent = id;
+      const data = channel === CHANNELS.PROJECTS ? { channel, payload: { id: change.projectId } } : { channel, payload: {} };
+      this.#write(stream, () => sink.event(id, channel === CHANNELS.PROJECTS ? EVENTS.PROJECT_UPDATED : EVENTS.STATS_UPDATED, data));
+    }
+  }
+
+  /** A sink that throws (a socket gone bad) loses its stream, never the others. */
+  #write(stream: OpenStream, write: () => void): void {
+    try {
+      write();
+    } catch (err) {
+      this.options.log.warn({ err }, 'a realtime stream failed; closed');
+      this.#forget(stream);
+      stream.request.sink.close();
+    }
+  }
+
+  #ping(): void {
+    const position = positionOf(this.#seq);
+    for (const stream of this.#streams) {
+      if (stream.pending) continue;
+      // Everything up to the hub's position has been handed to the stream, so a reconnect may start there.
+      if (position > stream.lastSent) stream.lastSent = position;
+      this.#write(stream, () => stream.request.sink.position(stream.lastSent, true));
+    }
+  }
+
+  #signal(event: string, payload: unknown): void {
+    const p = (payload ?? {}) as Record<string, unknown>;
+    if (event === 'session-ended' && END_REASONS.includes(p.reason as EndReason)) {
+      const ended = p as SessionsEnded;
+      const streams = 'tokenHash' in ended ? this.#byToken.get(ended.tokenHash) : this.#byUser.get(ended.userId);
+      for (const stream of [...(streams ?? [])]) {
+        if ('userId' in ended && ended.exceptTokenHash === stream.request.tokenHash) continue;
+        this.#end(stream, ended.reason);
+      }
+    } else if (event === 'user-changed' && typeof p.userId === 'string') {
+      for (const stream of [...(this.#byUser.get(p.userId) ?? [])]) {
+        if (p.active === false) this.#end(stream, 'deactivated');
+        else if (typeof p.role === 'string') stream.viewer.role = p.role as Role;
+      }
+    }
+  }
+
+  #end(stream: OpenStream, reason: EndReason): void {
+    if (stream.ended) return;
+    this.#forget(stream);
+    try {
+      stream.request.sink.end(reason);
+    } catch {
+      stream.request.sink.close();
+    }
+  }
+
+  /** At the session's expiry, one look at the session: ended, or moved on (sliding expiry), or gone. */
+  #armExpiry(stream: OpenStream, expiresAt: string): void {
+    clearTimeout(stream.expiry);
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(expiresAt) - Date.now()) + 50);
+    stream.expiry = setTimeout(() => void this.#check([stream]), delay);
+    stream.expiry.unref();
+  }
+
+  /** One query for the sessions of all open streams; ends those whose session is over, re-scopes changed roles. */
+  async #sweep(): Promise<void> {
+    if (this.#streams.size) await this.#check([...this.#streams]);
+  }
+
+  async #check(streams: OpenStream[]): Promise<void> {
+    try {
+      for (let i = 0; i < streams.length; i += BATCH) {
+        const chunk = streams.slice(i, i + BATCH);
+        const sessions = new Map(
+          (await this.store.sessions.findMany([...new Set(chunk.map((s) => s.request.tokenHash))])).map((s) => [s.tokenHash, s]),
+        );
+        const now = Date.now();
+        for (const stream of chunk) {
+          if (stream.ended) continue;
+          const session = sessions.get(stream.request.tokenHash);
+          if (!session) {
+            const user = await this.store.users.findById(stream.viewer.userId);
+            this.#end(stream, user && !user.active ? 'deactivated' : 'signed-out');
+          } else if (!session.active) this.#end(stream, 'deactivated');
+          else if (Date.parse(session.expiresAt) <= now) this.#end(stream, 'expired');
+          else {
+            stream.viewer.role = session.role;
+            this.#armExpiry(stream, session.expiresAt);
+          }
+        }
+      }
+    } catch (err) {
+      this.options.log.warn({ err }, 'realtime could not check the open streams’ sessions; trying again later');
+    }
+  }
+
+  #add(stream: OpenStream): void {
+    this.#streams.add(stream);
+    const index = (map: Map<string, Set<OpenStream>>, key: string) => {
+      let set = map.get(key);
+      if (!set) map.set(key, (set = new Set()));
+      set.add(stream);
+    };
+    index(this.#byUser, stream.viewer.userId);
+    index(this.#byToken, stream.request.tokenHash);
+  }
+
+  #forget(stream: OpenStream): void {
+    stream.ended = true;
+    clearTimeout(stream.expiry);
+    if (!this.#streams.delete(stream)) return;
+    const unindex = (map: Map<string, Set<OpenStream>>, key: string) => {
+      const set = map.get(key);
+      set?.delete(stream);
+      if (set?.size === 0) map.delete(key);
+    };
+    unindex(this.#byUser, stream.viewer.userId);
+    unindex(this.#byToken, stream.request.tokenHash);
+  }
+}
