@@ -23,11 +23,6 @@ const WEB_BUILD = path.join(ROOT, 'dist', 'web');
 const SCREENSHOTS = path.join(ROOT, 'docs', 'screenshots');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const AXE = fs.readFileSync(path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
-/**
- * Whether the service ends open streams with `session-ended` (issue 8). Until that lands on this
- * branch, the browser test of that flow is reported as a todo rather than failing the suite.
- */
-const SESSION_ENDED_ON_STREAM = fs.readFileSync(path.join(ROOT, 'src', 'http', 'routes', 'realtime.ts'), 'utf8').includes('session-ended');
 
 const skip =
   testDialect !== 'sqlite'
@@ -657,7 +652,6 @@ function describeBrowserTests() {
 
     test(
       'deactivated elsewhere: every open window shows the sign-in page with the reason, without a click',
-      SESSION_ENDED_ON_STREAM ? {} : { todo: 'needs the session-ended event of issue 8 (src/http/routes/realtime.ts)' },
       async () => {
         const erin = await svc.createUser({ role: 'POC', email: 'erin@example.com', name: 'Erin Eze', password: 'erin-pass-99' });
         const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
