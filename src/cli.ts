@@ -4,6 +4,7 @@ import { createTeamMember, updateTeamMember } from './actions/team.js';
 import { ConfigError, loadConfig } from './config.js';
 import { migrate, openDatabase } from './db/index.js';
 import { createStore } from './db/store.js';
+import { passwordRefusal } from './domain/limits.js';
 import { isAppError } from './errors.js';
 import { createRealtime } from './realtime/index.js';
 
@@ -45,6 +46,9 @@ async function main(argv: string[]): Promise<number> {
       console.log(`Database schema is up to date (${config.database.dialect}).`);
     } else if (command === 'create-user') {
       if (values.role && !['ADMIN', 'POC', 'CLIENT'].includes(values.role)) throw new Error('--role must be ADMIN, POC or CLIENT');
+      // The specification's POST /api/team accepts any non-empty password; our own entries ask for 8 characters.
+      const weak = passwordRefusal(values.password ?? '');
+      if (weak) throw weak;
       const user = await createTeamMember({ store }, { ...values });
       console.log(`Created ${user.role} ${user.email} (id ${user.id}).`);
     } else {

@@ -1,3 +1,6 @@
+import { labelOf } from './domain/labels.js';
+import { formatBytes } from './domain/units.js';
+
 /**
  * A failure the service expects and answers on purpose: an HTTP status and the exact message
  * the client sees as `{"error": message}`. Anything that is not an AppError is unexpected,
@@ -33,7 +36,7 @@ export const errors = {
   challanBeforeDispatch: error(400, 'Challan can only be uploaded after dispatch'),
   invoiceBeforeDispatch: error(400, 'Invoice can only be uploaded after dispatch'),
   malformedMultipart: error(400, 'Malformed multipart body'),
-  fileTooLarge: (limit: number) => new AppError(413, `File is larger than the upload limit of ${limit} bytes`),
+  fileTooLarge: (limit: number) => new AppError(413, `File is larger than the upload limit of ${formatBytes(limit)}`),
 
   // /api/team (specification 4.2, 4.3)
   teamFieldsRequired: error(400, 'Name, email and password are required'),
@@ -47,7 +50,8 @@ export const errors = {
   tooManyLogins: (retryAfterSeconds: number) =>
     new AppError(429, 'Too many login attempts, try again later', { 'retry-after': String(retryAfterSeconds) }),
 
-  invalidField: (field: string, detail: string) => new AppError(400, `${field} ${detail}`),
+  /** "Point of contact must be the id of an active user": the field as people call it (domain/limits.ts). */
+  invalidField: (field: string, detail: string) => new AppError(400, `${labelOf(field)} ${detail}`),
   invalidTransition: (action: string, state: string) => new AppError(409, `Cannot ${action} a project that is ${state}`),
 };
 

@@ -219,7 +219,7 @@ describe('GET /api/dashboard/stats', () => {
     const res = await admin.client.get('/api/dashboard/stats');
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body, {
-      projects: { total: 7, byStatus: { REQUESTED: 2, APPROVED: 1, PRINTING: 1, DISPATCHED: 1, DELIVERED: 1, CANCELLED: 1 } },
+      projects: { total: 7, byStatus: { REQUESTED: 2, APPROVED: 1, PRINTING: 1, DISPATCHED: 1, DELIVERED: 1, CANCELLED: 1 }, rejected: 0 },
       documents: { total: 6, byType: { PO: 3, CHALLAN: 1, INVOICE: 2 } },
       team: { total: 6, active: 4, byRole: { ADMIN: 2, POC: 3, CLIENT: 1 } },
     });
@@ -229,17 +229,17 @@ describe('GET /api/dashboard/stats', () => {
     const a = await pocA.client.get('/api/dashboard/stats');
     assert.equal(a.status, 200, a.text);
     assert.deepEqual(a.body, {
-      projects: { total: 4, byStatus: { ...zeroStatuses, APPROVED: 1, DISPATCHED: 1, DELIVERED: 1, CANCELLED: 1 } },
+      projects: { total: 4, byStatus: { ...zeroStatuses, APPROVED: 1, DISPATCHED: 1, DELIVERED: 1, CANCELLED: 1 }, rejected: 0 },
       documents: { total: 5, byType: { PO: 2, CHALLAN: 1, INVOICE: 2 } },
     });
     const b = await pocB.client.get('/api/dashboard/stats');
     assert.deepEqual(b.body, {
-      projects: { total: 2, byStatus: { ...zeroStatuses, REQUESTED: 1, PRINTING: 1 } },
+      projects: { total: 2, byStatus: { ...zeroStatuses, REQUESTED: 1, PRINTING: 1 }, rejected: 0 },
       documents: { total: 1, byType: { PO: 1, CHALLAN: 0, INVOICE: 0 } },
     });
     const c = await client.client.get('/api/dashboard/stats');
     assert.deepEqual(c.body, {
-      projects: { total: 0, byStatus: zeroStatuses },
+      projects: { total: 0, byStatus: zeroStatuses, rejected: 0 },
       documents: { total: 0, byType: { PO: 0, CHALLAN: 0, INVOICE: 0 } },
     });
   });

@@ -194,12 +194,12 @@ describe('POST /api/auth/login', () => {
 });
 
 describe('GET /api/auth/session', () => {
-  test('200 {user, expiresAt} with a session; expiresAt is about SESSION_TTL_HOURS (168) ahead', async () => {
+  test('200 {user, expiresAt, maxUploadBytes} with a session; expiresAt is about SESSION_TTL_HOURS (168) ahead', async () => {
     const { user, client } = await signedIn(svc, 'ADMIN');
     const res = await client.get('/api/auth/session');
     assert.equal(res.status, 200, res.text);
     assertIsoUtc(res.body.expiresAt, 'expiresAt');
-    assert.deepEqual(res.body, { user: { id: user.id, name: user.name, email: user.email, role: 'ADMIN' }, expiresAt: res.body.expiresAt });
+    assert.deepEqual(res.body, { user: { id: user.id, name: user.name, email: user.email, role: 'ADMIN' }, expiresAt: res.body.expiresAt, maxUploadBytes: 104_857_600 });
     const ahead = Date.parse(res.body.expiresAt) - Date.now();
     assert.ok(ahead > 167 * HOUR && ahead <= 168 * HOUR + 5000, `expires in ${ahead / HOUR} h`);
   });
@@ -350,6 +350,64 @@ describe('cross-origin writes', () => {
   test('a cross-origin write is refused before its body is read', async () => {
     const { client: admin } = await signedIn(svc, 'ADMIN');
     assertAnswer(await rawJson(admin, 'POST', '/api/team', '{', { origin: 'https://evil.example' }), 403, CROSS_ORIGIN);
+  });
+});
+
+describe('the origin check follows the request, not PUBLIC_URL', () => {
+  /** PUBLIC_URL names neither address the tests use, as when a person opens 127.0.0.1 while PUBLIC_URL says localhost. */
+  let elsewhere: TestService;
+  let proxied: TestService;
+  before(async () => {
+    [elsewhere, proxied] = await Promise.all([
+      startTestService({ env: { PUBLIC_URL: 'http://print.example.com' } }),
+      startTestService({ env: { PUBLIC_URL: 'http://print.example.com', TRUST_PROXY: 'true' } }),
+    ]);
+  });
+  after(() => Promise.all([elsewhere?.close(), proxied?.close()]));
+
+  /** POST /api/auth/login with chosen Host, Origin and other headers (fetch cannot set Host). */
+  function loginWith(service: TestService, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: unknown }> {
+    return new Promise((resolve, reject) => {
+      const req = http.request(`${service.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text || 'null') }));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify(body));
+    });
+  }
+
+  test('a page opened at 127.0.0.1 and one opened at localhost both sign in; a wrong password says so', async () => {
+    const { email, password } = await elsewhere.createUser({ role: 'POC', email: uniqueEmail('addresses') });
+    const port = new URL(elsewhere.url).port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
+      const origin = `http://${host}`;
+      const ok = await loginWith(elsewhere, { host, origin, 'sec-fetch-site': 'same-origin' }, { email, password });
+      assert.equal(ok.status, 200, `sign-in at ${origin}: ${JSON.stringify(ok.body)}`);
+      assert.deepEqual(await loginWith(elsewhere, { host, origin }, { email, password: 'wrong' }), { status: 401, body: INVALID_LOGIN });
+    }
+    // The other address's page, or another site, is still refused.
+    assert.deepEqual(await loginWith(elsewhere, { host: `127.0.0.1:${port}`, origin: `http://localhost:${port}` }, { email, password }), { status: 403, body: CROSS_ORIGIN });
+    assert.deepEqual(await loginWith(elsewhere, { host: `127.0.0.1:${port}`, origin: 'http://print.example.com' }, { email, password }), { status: 403, body: CROSS_ORIGIN });
+  });
+
+  test('Sec-Fetch-Site: cross-site is refused even without an Origin', async () => {
+    const { email, password } = await elsewhere.createUser({ role: 'POC', email: uniqueEmail('fetch-site') });
+    assert.deepEqual(await loginWith(elsewhere, { 'sec-fetch-site': 'cross-site' }, { email, password }), { status: 403, body: CROSS_ORIGIN });
+    const { client: admin } = await signedIn(elsewhere, 'ADMIN');
+    const email2 = uniqueEmail('fetch-site-team');
+    assertAnswer(await admin.post('/api/team', { name: 'X', email: email2, password: 'pw-x-1-long' }, { 'sec-fetch-site': 'cross-site' }), 403, CROSS_ORIGIN);
+    assert.equal(await elsewhere.deps.store.users.emailTaken(email2), false, 'nothing created');
+  });
+
+  test('X-Forwarded-Proto and -Host count only from a trusted proxy', async () => {
+    const { email, password } = await proxied.createUser({ role: 'POC', email: uniqueEmail('proxy') });
+    const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'print.example.com', origin: 'https://print.example.com' };
+    assert.equal((await loginWith(proxied, forwarded, { email, password })).status, 200, 'behind a trusted proxy');
+    const direct = await elsewhere.createUser({ role: 'POC', email: uniqueEmail('no-proxy') });
+    assert.deepEqual(await loginWith(elsewhere, forwarded, { email: direct.email, password: direct.password }), { status: 403, body: CROSS_ORIGIN }, 'not trusted: the headers are ignored');
   });
 });
 

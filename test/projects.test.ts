@@ -114,7 +114,7 @@ describe('POST /api/projects', () => {
     for (const pocId of ['no-such-user', inactive.user.id]) {
       const res = await admin.client.post('/api/projects', { name: 'Orphan', pocId });
       assert.equal(res.status, 400, pocId);
-      assert.deepEqual(res.body, { error: 'pocId must be the id of an active user' });
+      assert.deepEqual(res.body, { error: 'Point of contact must be the id of an active user' });
     }
   });
 
@@ -123,10 +123,10 @@ describe('POST /api/projects', () => {
       const res = await poc.client.post('/api/projects', body);
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.deepEqual(Object.keys(res.body), ['error']);
-      assert.match(res.body.error, /^name /, JSON.stringify(body));
+      assert.match(res.body.error, /^Name /, JSON.stringify(body));
     }
     const blank = await poc.client.post('/api/projects', { name: '   ' });
-    assert.deepEqual(blank.body, { error: 'name is required' });
+    assert.deepEqual(blank.body, { error: 'Name is required' });
   });
 });
 
@@ -260,7 +260,8 @@ describe('GET /api/projects/:id', () => {
 
     const res = await poc.client.get(`/api/projects/${p.id}`);
     assert.equal(res.status, 200, res.text);
-    const { files, allowedActions, uploads, ...project } = res.body;
+    const { files, allowedActions, uploads, canEditDetails, ...project } = res.body;
+    assert.equal(canEditDetails, false, 'an approved project is no longer the POC’s to rename');
     assert.deepEqual(project, {
       id: p.id,
       name: p.name,
@@ -404,12 +405,14 @@ describe('PATCH /api/projects/:id', () => {
   test('400 naming the field for an unknown status, piStatus or approval.status, and nothing changes', async () => {
     const p = await svc.createProject(poc.user.id);
     const cases: [object, string][] = [
-      [{ status: 'LOST' }, 'status must be one of REQUESTED, APPROVED, PRINTING, DISPATCHED, DELIVERED, CANCELLED'],
-      [{ piStatus: 'MAYBE' }, 'piStatus must be one of PENDING, SUBMITTED, VERIFIED, REJECTED'],
-      [{ approval: { status: 'SORT_OF' } }, 'approval.status must be one of PENDING, APPROVED, REJECTED'],
-      [{ name: 'Fine', status: 'approved' }, 'status must be one of REQUESTED, APPROVED, PRINTING, DISPATCHED, DELIVERED, CANCELLED'],
-      [{ name: '   ' }, 'name must not be empty'],
-      [{ pocId: 'no-such-user' }, 'pocId must be the id of an active user'],
+      [{ status: 'LOST' }, 'Status must be one of REQUESTED, APPROVED, PRINTING, DISPATCHED, DELIVERED, CANCELLED'],
+      [{ piStatus: 'MAYBE' }, 'PI status must be one of PENDING, SUBMITTED, VERIFIED, REJECTED'],
+      [{ approval: { status: 'SORT_OF' } }, 'Approval status must be one of PENDING, APPROVED, REJECTED'],
+      [{ name: 'Fine', status: 'approved' }, 'Status must be one of REQUESTED, APPROVED, PRINTING, DISPATCHED, DELIVERED, CANCELLED'],
+      [{ name: '   ' }, 'Name is required'],
+      [{ name: 'x'.repeat(201) }, 'Name must be at most 200 characters'],
+      [{ description: 'x'.repeat(5001) }, 'Description must be at most 5000 characters'],
+      [{ pocId: 'no-such-user' }, 'Point of contact must be the id of an active user'],
     ];
     for (const [patch, error] of cases) {
       const res = await admin.client.patch(`/api/projects/${p.id}`, patch);
@@ -523,6 +526,75 @@ describe('lifecycle actions over HTTP', () => {
     assert.equal(approved.status, 'APPROVED');
     assert.equal(approved.approval.status, 'APPROVED');
     assert.equal(approved.approval.note, null);
+  });
+
+  test('a rejected request is corrected and resubmitted by its POC: the approval is pending again, an admin then decides', async () => {
+    const p = await svc.createProject(poc.user.id, { name: 'Brochure, wrong size' });
+    await act(admin.client, p.id, 'reject', { note: 'A4, not A5' });
+    const seen = await poc.client.get(`/api/projects/${p.id}`);
+    assert.deepEqual(seen.body.allowedActions, ['resubmit', 'submit-pi', 'cancel']);
+    assert.equal(seen.body.canEditDetails, true);
+
+    // The POC corrects the name and description: PROJECT_UPDATED, and the two notifications.
+    let edited!: Awaited<ReturnType<Client['post']>>;
+    const events = await collectEvents(admin.client, 2, async () => {
+      edited = await poc.client.request('PATCH', `/api/projects/${p.id}/details`, { json: { name: ' Brochure A4 ', description: 'A4, 16 pages' } });
+    });
+    assert.equal(edited.status, 200, edited.text);
+    assert.deepEqual(withoutIds(events), changeEvents(p.id));
+    assert.equal(edited.body.name, 'Brochure A4');
+    assert.equal(edited.body.description, 'A4, 16 pages');
+    assert.equal(edited.body.approval.status, 'REJECTED', 'editing alone does not resubmit');
+    const editEntry = await lastEntry(p.id);
+    assert.deepEqual([editEntry.action, editEntry.userId, editEntry.details], ['PROJECT_UPDATED', poc.user.id, { changed: ['name', 'description'] }]);
+
+    // Asking again: the approval returns to pending, the decision cleared; the POC's note is in the activity.
+    const again = await act(poc.client, p.id, 'resubmit', { note: 'now A4' });
+    assert.equal(again.status, 'REQUESTED');
+    assert.deepEqual(again.approval, { status: 'PENDING', note: null, decidedById: null, decidedByName: null, decidedAt: null });
+    const entry = await lastEntry(p.id);
+    assert.deepEqual([entry.action, entry.userId, entry.details.note], ['APPROVAL_REQUESTED', poc.user.id, 'now A4']);
+
+    // It is in the admins' queue of requests awaiting a decision, no longer among the rejected ones.
+    const queue = await admin.client.get('/api/projects?status=REQUESTED&approval=PENDING&limit=200');
+    assert.ok(queue.body.items.some((i: { id: string }) => i.id === p.id));
+    const rejectedList = await admin.client.get('/api/projects?status=REQUESTED&approval=REJECTED&limit=200');
+    assert.ok(!rejectedList.body.items.some((i: { id: string }) => i.id === p.id));
+
+    const twice = await poc.client.post(`/api/projects/${p.id}/resubmit`);
+    assert.deepEqual([twice.status, twice.body], [409, { error: 'Cannot resubmit a project that is awaiting a decision' }]);
+    const byAdmin = await admin.client.post(`/api/projects/${p.id}/resubmit`);
+    assert.deepEqual([byAdmin.status, byAdmin.body], [403, FORBIDDEN], 'an admin decides; only the owner asks');
+
+    const approved = await act(admin.client, p.id, 'approve');
+    assert.equal(approved.approval.status, 'APPROVED');
+    // Approved: the POC may no longer rename it; an admin still may.
+    const late = await poc.client.request('PATCH', `/api/projects/${p.id}/details`, { json: { name: 'Too late' } });
+    assert.deepEqual([late.status, late.body], [409, { error: 'Cannot edit a project that is APPROVED' }]);
+    const byAdminEdit = await admin.client.request('PATCH', `/api/projects/${p.id}/details`, { json: { name: 'Brochure A4, final' } });
+    assert.equal(byAdminEdit.status, 200);
+    assert.equal((await svc.deps.store.projects.findById(p.id))?.name, 'Brochure A4, final');
+  });
+
+  test('editing details: 404 for another POC, 400 for an empty name, and nothing changes', async () => {
+    const p = await svc.createProject(poc.user.id, { name: 'Posters' });
+    const other = await otherPoc.client.request('PATCH', `/api/projects/${p.id}/details`, { json: { name: 'Mine now' } });
+    assert.deepEqual([other.status, other.body], [404, NOT_FOUND]);
+    const empty = await poc.client.request('PATCH', `/api/projects/${p.id}/details`, { json: { name: '  ' } });
+    assert.deepEqual([empty.status, empty.body], [400, { error: 'Name is required' }]);
+    const extra = await poc.client.request('PATCH', `/api/projects/${p.id}/details`, { json: { status: 'APPROVED' } });
+    assert.equal(extra.status, 400, 'only the name and description');
+    assert.equal((await svc.deps.store.projects.findById(p.id))?.name, 'Posters');
+    assert.equal((await svc.deps.store.projects.findById(p.id))?.status, 'REQUESTED');
+  });
+
+  test('the dashboard counts rejected requests apart, for the admins and for the owner', async () => {
+    const before = (await poc.client.get('/api/dashboard/stats')).body.projects.rejected;
+    const p = await svc.createProject(poc.user.id);
+    await act(admin.client, p.id, 'reject');
+    assert.equal((await poc.client.get('/api/dashboard/stats')).body.projects.rejected, before + 1);
+    assert.equal((await otherPoc.client.get('/api/dashboard/stats')).body.projects.rejected, 0);
+    assert.ok((await admin.client.get('/api/dashboard/stats')).body.projects.rejected >= before + 1);
   });
 
   test('reject-pi sends the PI back; the owner may submit it again', async () => {

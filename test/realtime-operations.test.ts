@@ -155,6 +155,7 @@ describe('operations', () => {
       '/api/projects': ['get', 'post'],
       '/api/projects/{id}': ['get', 'patch'],
       '/api/projects/{id}/{action}': ['post'],
+      '/api/projects/{id}/details': ['patch'],
       '/api/activity': ['get'],
       '/api/dashboard/stats': ['get'],
       '/api/realtime': ['get'],
@@ -164,7 +165,7 @@ describe('operations', () => {
       for (const m of methods) assert.ok(doc.paths[path][m], `${m.toUpperCase()} ${path}`);
     }
     const actionParam = doc.paths['/api/projects/{id}/{action}'].post.parameters.find((p: { name: string }) => p.name === 'action');
-    assert.deepEqual(actionParam.schema.enum, ['approve', 'reject', 'submit-pi', 'verify-pi', 'reject-pi', 'start-printing', 'dispatch', 'deliver', 'cancel']);
+    assert.deepEqual(actionParam.schema.enum, ['approve', 'reject', 'resubmit', 'submit-pi', 'verify-pi', 'reject-pi', 'start-printing', 'dispatch', 'deliver', 'cancel']);
   });
 
   test('/api/docs answers 200 with a page (after any redirect)', async () => {

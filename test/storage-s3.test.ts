@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { RssSampler, memoryOf, startChildService } from './helpers/child-service.js';
 import { INTRUDER_BYTES, type S3Front, type S3Server, startS3Front, startS3Server } from './helpers/s3-server.js';
 import { type Client, type TestService, startTestService } from './helpers/service.js';
+import { formatBytes } from '../src/domain/units.js';
 import { type Part, assertNothingStoredSince, multipart, partHead, postMultipart, storedState, streamRequest } from './helpers/upload.js';
 
 const MiB = 1024 * 1024;
@@ -246,7 +247,7 @@ describe('broken bodies and failing stores', () => {
     const before = await storedState(svc, [p.id]);
     const res = await postMultipart(admin, form(p.id, { data: randomBytes(MAX_UPLOAD + 1) }));
     assert.equal(res.status, 413, res.text);
-    assert.deepEqual(res.body, { error: `File is larger than the upload limit of ${MAX_UPLOAD} bytes` });
+    assert.deepEqual(res.body, { error: `File is larger than the upload limit of ${formatBytes(MAX_UPLOAD)}` });
     await assertNothingStoredSince(svc, before);
     assert.deepEqual(s3.keys().filter((k) => k.includes(p.id)), []);
     assert.deepEqual(s3.pendingUploads(), []);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { nowIso } from '../src/deps.js';
+import { labelOf } from '../src/domain/labels.js';
 import type { Role } from '../src/domain/model.js';
 import { Client, type TestService, startTestService } from './helpers/service.js';
 import { assertAnswer, assertIsoUtc, rawJson, sideEffectsOf, storedHash, uniqueEmail } from './helpers/team.js';
@@ -330,7 +331,7 @@ describe('PATCH /api/team/:id', () => {
   test('400 for an invalid role; the member is unchanged', async () => {
     const m = await create({ name: 'Role Check', email: uniqueEmail('role'), password: 'pw-role-1' });
     for (const role of ['SUPERUSER', 'admin', '', 42, null]) {
-      assertAnswer(await admin.patch(`/api/team/${m.id}`, { role, name: 'Not Applied' }), 400, { error: 'role must be one of ADMIN, POC, CLIENT' }, `role ${JSON.stringify(role)}`);
+      assertAnswer(await admin.patch(`/api/team/${m.id}`, { role, name: 'Not Applied' }), 400, { error: 'Role must be one of ADMIN, POC, CLIENT' }, `role ${JSON.stringify(role)}`);
     }
     const after = await svc.deps.store.users.findById(m.id);
     assert.equal(after?.role, 'POC');
@@ -339,9 +340,9 @@ describe('PATCH /api/team/:id', () => {
 
   test('400 for a field PATCH does not change or a value of the wrong type, never coerced; the member is unchanged', async () => {
     const m = await create({ name: 'Strict Check', email: uniqueEmail('strict'), password: 'pw-strict-1' });
-    assertAnswer(await admin.patch(`/api/team/${m.id}`, { email: 'other@example.com' }), 400, { error: 'email is not a known field' });
-    assertAnswer(await admin.patch(`/api/team/${m.id}`, { active: 0 }), 400, { error: 'active must be boolean' });
-    assertAnswer(await admin.patch(`/api/team/${m.id}`, { name: 5 }), 400, { error: 'name must be string' });
+    assertAnswer(await admin.patch(`/api/team/${m.id}`, { createdAt: '2020-01-01T00:00:00.000Z' }), 400, { error: 'createdAt is not a known field' });
+    assertAnswer(await admin.patch(`/api/team/${m.id}`, { active: 0 }), 400, { error: 'Active must be true or false' });
+    assertAnswer(await admin.patch(`/api/team/${m.id}`, { name: 5 }), 400, { error: 'Name must be text' });
     const after = await svc.deps.store.users.findById(m.id);
     assert.equal(after?.active, true);
     assert.equal(after?.name, 'Strict Check');
@@ -355,10 +356,52 @@ describe('PATCH /api/team/:id', () => {
       const res = await admin.patch(`/api/team/${m.id}`, change);
       assert.equal(res.status, 400, `${JSON.stringify(change)}: ${res.text}`);
       assert.deepEqual(Object.keys(res.body), ['error']);
-      assert.match(res.body.error, new RegExp(`^${Object.keys(change)[0]} `), res.text);
+      assert.match(res.body.error, new RegExp(`^${labelOf(Object.keys(change)[0]!)} `), res.text);
     }
     assert.equal((await svc.deps.store.users.findById(m.id))?.name, 'Blank Check');
     assert.equal(await storedHash(svc, m.id), hash);
+  });
+
+  test('a member’s email can be corrected; it stays unique, case-insensitively (409); they sign in with the new one', async () => {
+    const m = await create({ name: 'Mail Change', email: uniqueEmail('mail-old'), password: 'pw-mail-change-1' });
+    const taken = await create({ name: 'Taken', email: uniqueEmail('mail-taken'), password: 'pw-mail-taken-1' });
+    assertAnswer(await admin.patch(`/api/team/${m.id}`, { email: taken.email.toUpperCase() }), 409, { error: 'Email already exists' });
+    assertAnswer(await admin.patch(`/api/team/${m.id}`, { email: '  ' }), 400, { error: 'Email is required' });
+    assert.equal((await svc.deps.store.users.findById(m.id))?.email, m.email, 'unchanged');
+
+    const fresh = uniqueEmail('mail-new');
+    const res = await admin.patch(`/api/team/${m.id}`, { email: ` ${fresh} ` });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.email, fresh);
+    // Only the case changes: still theirs, no conflict with themselves.
+    assert.equal((await admin.patch(`/api/team/${m.id}`, { email: fresh.toUpperCase() })).status, 200);
+    assert.equal((await svc.anonymous.post('/api/auth/login', { email: m.email, password: 'pw-mail-change-1' })).status, 401, 'the old email no longer signs in');
+    assert.equal((await svc.anonymous.post('/api/auth/login', { email: fresh, password: 'pw-mail-change-1' })).status, 200);
+  });
+
+  test('PATCH bounds text and asks new passwords for 8 characters; POST keeps the specification’s checks', async () => {
+    const m = await create({ name: 'Bounds', email: uniqueEmail('bounds'), password: 'pw-bounds-1' });
+    const hash = await storedHash(svc, m.id);
+    const cases: [object, string][] = [
+      [{ password: 'a' }, 'Password must be at least 8 characters'],
+      [{ password: '1234567' }, 'Password must be at least 8 characters'],
+      [{ password: 'x'.repeat(73) }, 'Password must be at most 72 bytes'],
+      [{ name: 'x'.repeat(201) }, 'Name must be at most 200 characters'],
+      [{ phone: '9'.repeat(41) }, 'Phone must be at most 40 characters'],
+      [{ location: 'x'.repeat(201) }, 'Location must be at most 200 characters'],
+      [{ branch: 'x'.repeat(201) }, 'Branch must be at most 200 characters'],
+      [{ email: `${'x'.repeat(250)}@example.com` }, 'Email must be at most 254 characters'],
+    ];
+    for (const [change, error] of cases) assertAnswer(await admin.patch(`/api/team/${m.id}`, change), 400, { error }, JSON.stringify(change).slice(0, 40));
+    const after = await svc.deps.store.users.findById(m.id);
+    assert.deepEqual([after?.name, after?.phone, after?.updatedAt], ['Bounds', null, m.updatedAt]);
+    assert.equal(await storedHash(svc, m.id), hash);
+    assert.equal((await admin.patch(`/api/team/${m.id}`, { password: '12345678' })).status, 200);
+
+    // The specification's POST: any non-empty password, and its own messages only.
+    const created = await admin.post('/api/team', { name: 'Short Pw', email: uniqueEmail('short-pw'), password: 'a' });
+    assert.equal(created.status, 201, created.text);
+    assertAnswer(await admin.post('/api/team', { name: '', email: uniqueEmail('x'), password: 'a' }), 400, { error: 'Name, email and password are required' });
   });
 
   test('a role change takes effect at once on the member’s existing session', async () => {

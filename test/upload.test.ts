@@ -558,7 +558,7 @@ describe('413: the upload size limit', () => {
   });
   after(() => small.close());
 
-  const TOO_LARGE = 'File is larger than the upload limit of 1024 bytes';
+  const TOO_LARGE = 'File is larger than the upload limit of 1 kB';
 
   for (const { label, fileFirst } of ORDERS) {
     test(`1025 bytes is refused and nothing is stored (${label})`, async () => {

@@ -8,11 +8,16 @@ const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a +
 /** GET /api/dashboard/stats: an ADMIN's figures cover everything; anyone else's, their own projects. */
 export async function dashboardStats(deps: Pick<Deps, 'store'>, actor: Actor) {
   const scope = scopeOf(actor);
-  const [byStatus, byType] = await Promise.all([deps.store.stats.projectsByStatus(scope), deps.store.stats.documentsByType(scope)]);
+  const [byStatus, rejected, byType] = await Promise.all([
+    deps.store.stats.projectsByStatus(scope),
+    deps.store.stats.rejectedRequests(scope),
+    deps.store.stats.documentsByType(scope),
+  ]);
   const projects = { ...zeroes(PROJECT_STATUSES), ...byStatus };
   const documents = { ...zeroes(DOCUMENT_TYPES), ...byType };
   const stats: Record<string, unknown> = {
-    projects: { total: sum(projects), byStatus: projects },
+    // REQUESTED counts every open request; `rejected` says how many of them an admin has rejected.
+    projects: { total: sum(projects), byStatus: projects, rejected },
     documents: { total: sum(documents), byType: documents },
   };
   if (actor.role === 'ADMIN') {

@@ -14,7 +14,8 @@ import {
   PROJECT_STATUSES,
   isOneOf,
 } from '../domain/model.js';
-import { type ProjectAction, decideProjectAction } from '../domain/project-lifecycle.js';
+import { type ProjectAction, decideDetailsEdit, decideProjectAction } from '../domain/project-lifecycle.js';
+import { textRefusal } from '../domain/limits.js';
 import { AppError, errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { notifyProjectChanged } from '../realtime/index.js';
@@ -37,7 +38,9 @@ export interface NewProject {
 /** POST /api/projects: an ADMIN may name any active user as POC; anyone else owns what they create. */
 export async function createProject(deps: Pick<Deps, 'store' | 'realtime'>, actor: Actor, input: NewProject, log: (e: unknown) => void): Promise<ProjectWithNames> {
   const name = typeof input.name === 'string' ? input.name.trim() : '';
-  if (!name) throw errors.invalidField('name', 'is required');
+  const description = typeof input.description === 'string' ? input.description : null;
+  const refusal = textRefusal('name', name, true) ?? textRefusal('description', description);
+  if (refusal) throw refusal;
   let pocId = actor.id;
   if (actor.role === 'ADMIN' && typeof input.pocId === 'string' && input.pocId) {
     const poc = await deps.store.users.findById(input.pocId);
@@ -48,7 +51,7 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime'>, acto
   const project: Project = {
     id: newId(),
     name,
-    description: typeof input.description === 'string' && input.description.trim() ? input.description.trim() : null,
+    description: description?.trim() || null,
     pocId,
     status: 'REQUESTED',
     piStatus: 'PENDING',
@@ -88,11 +91,39 @@ export interface ProjectPatch {
 /** PATCH /api/projects/:id (ADMIN): corrections, any valid value. Writes PROJECT_UPDATED with the changed fields. */
 export async function patchProject(deps: Pick<Deps, 'store' | 'realtime'>, actor: Actor, id: string, patch: ProjectPatch, log: (e: unknown) => void): Promise<ProjectWithNames> {
   if (actor.role !== 'ADMIN') throw errors.forbidden();
-  const fields = await validatePatch(deps, patch, actor);
+  return updateProject(deps, actor, id, await validatePatch(deps, patch, actor), () => null, log);
+}
+
+/**
+ * PATCH /api/projects/:id/details: the name and description, by an admin or by the owner while the
+ * request is open (domain/project-lifecycle.ts, decideDetailsEdit). Writes PROJECT_UPDATED like PATCH.
+ */
+export async function editProjectDetails(
+  deps: Pick<Deps, 'store' | 'realtime'>,
+  actor: Actor,
+  id: string,
+  patch: Pick<ProjectPatch, 'name' | 'description'>,
+  log: (e: unknown) => void,
+): Promise<ProjectWithNames> {
+  const fields = await validatePatch(deps, { name: patch.name, description: patch.description }, actor);
+  return updateProject(deps, actor, id, fields, (current) => decideDetailsEdit(actor, current), log);
+}
+
+/** Sets the fields on the locked project when `refusal` finds nothing against it; PROJECT_UPDATED names what changed; then the notifications. */
+async function updateProject(
+  deps: Pick<Deps, 'store' | 'realtime'>,
+  actor: Actor,
+  id: string,
+  fields: ProjectFields,
+  refusal: (current: Project) => AppError | null,
+  log: (e: unknown) => void,
+): Promise<ProjectWithNames> {
   const now = nowIso();
   const updated = await deps.store.transaction(async (store) => {
     const current = await store.projects.findById(id, { forUpdate: true });
     if (!current) throw errors.projectNotFound();
+    const refused = refusal(current);
+    if (refused) throw refused;
     const changed = changedFields(current, fields);
     const project = await store.projects.update(id, fields, now);
     await recordProjectActivity(store, actor, id, 'PROJECT_UPDATED', { changed }, now);
@@ -104,10 +135,10 @@ export async function patchProject(deps: Pick<Deps, 'store' | 'realtime'>, actor
 
 async function validatePatch(deps: Pick<Deps, 'store'>, p: ProjectPatch, actor: Actor): Promise<ProjectFields> {
   const f: ProjectFields = {};
-  if (p.name !== undefined) {
-    if (!p.name.trim()) throw errors.invalidField('name', 'must not be empty');
-    f.name = p.name.trim();
-  }
+  const refusal =
+    (p.name !== undefined ? textRefusal('name', p.name, true) : null) ?? textRefusal('description', p.description) ?? textRefusal('note', p.approval?.note);
+  if (refusal) throw refusal;
+  if (p.name !== undefined) f.name = p.name.trim();
   if (p.description !== undefined) f.description = p.description?.trim() || null;
   if (p.pocId !== undefined) {
     const poc = await deps.store.users.findById(p.pocId);
@@ -147,6 +178,8 @@ export async function runProjectAction(
   note: string | null,
   log: (e: unknown) => void,
 ): Promise<ProjectWithNames> {
+  const tooLong = textRefusal('note', note);
+  if (tooLong) throw tooLong;
   const now = nowIso();
   const updated = await deps.store.transaction(async (store) => {
     const current = await store.projects.findById(id, { forUpdate: true });

@@ -3,6 +3,7 @@ import { nowIso } from '../deps.js';
 import { isUniqueViolation } from '../db/index.js';
 import type { UserChange } from '../db/store.js';
 import { type Role, type User, ROLES, isOneOf } from '../domain/model.js';
+import { passwordRefusal, textRefusal } from '../domain/limits.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { hashPassword } from '../passwords.js';
@@ -44,6 +45,7 @@ export async function createTeamMember(deps: Pick<Deps, 'store'>, body: Body): P
 
 export interface TeamMemberChange {
   name?: string;
+  email?: string;
   phone?: string | null;
   role?: Role;
   location?: string | null;
@@ -54,17 +56,27 @@ export interface TeamMemberChange {
 
 /**
  * PATCH /api/team/:id. Deactivating a user or changing their password ends their sessions; the
- * last active ADMIN can be neither demoted nor deactivated.
+ * last active ADMIN can be neither demoted nor deactivated; a new email stays unique (409). Text
+ * is bounded and a new password has at least 8 characters (domain/limits.ts).
  */
 export async function updateTeamMember(deps: Pick<Deps, 'store' | 'realtime'>, id: string, change: TeamMemberChange, log: (err: unknown) => void = () => {}): Promise<User> {
-  if (change.name !== undefined && !change.name.trim()) throw errors.invalidField('name', 'must not be empty');
-  if (change.password !== undefined && !change.password.trim()) throw errors.invalidField('password', 'must not be empty');
+  const refusal =
+    (change.name !== undefined ? textRefusal('name', change.name, true) : null) ??
+    (change.email !== undefined ? textRefusal('email', change.email, true) : null) ??
+    textRefusal('phone', change.phone) ??
+    textRefusal('location', change.location) ??
+    textRefusal('branch', change.branch) ??
+    (change.password !== undefined ? passwordRefusal(change.password) : null);
+  if (refusal) throw refusal;
+  const email = change.email?.trim();
   const passwordHash = change.password !== undefined ? await hashPassword(change.password) : undefined;
   const { before, after } = await deps.store.transaction(async (store) => {
     const current = await store.users.findById(id);
     if (!current) throw errors.userNotFound();
+    if (email !== undefined && email.toLowerCase() !== current.email.toLowerCase() && (await store.users.emailTaken(email))) throw errors.emailExists();
     const fields: UserChange = {
       name: change.name?.trim(),
+      email,
       phone: change.phone === undefined ? undefined : optionalText(change.phone),
       role: change.role,
       location: change.location === undefined ? undefined : optionalText(change.location),
@@ -74,7 +86,14 @@ export async function updateTeamMember(deps: Pick<Deps, 'store' | 'realtime'>, i
     };
     const losesAdmin = current.role === 'ADMIN' && current.active && ((fields.role && fields.role !== 'ADMIN') || fields.active === false);
     if (losesAdmin && (await store.users.countActiveAdmins({ forUpdate: true })) <= 1) throw errors.lastAdmin();
-    const updated = await store.users.update(id, fields, nowIso());
+    let updated;
+    try {
+      updated = await store.users.update(id, fields, nowIso());
+    } catch (err) {
+      // Two admins giving two members the same new email at once: the database's unique index decides.
+      if (isUniqueViolation(err)) throw errors.emailExists();
+      throw err;
+    }
     if (!updated) throw errors.userNotFound();
     if (fields.active === false || passwordHash) await store.sessions.deleteForUser(id);
     return { before: current, after: updated };

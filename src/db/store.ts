@@ -3,6 +3,7 @@ import type {
   ActivityEntry,
   ActivityEntryWithNames,
   Approval,
+  ApprovalStatus,
   FileUpload,
   FileUploadWithNames,
   PiStatus,
@@ -75,7 +76,7 @@ export interface NewUser {
   branch: string | null;
 }
 
-export type UserChange = Partial<Pick<User, 'name' | 'phone' | 'role' | 'location' | 'branch' | 'active'>> & { passwordHash?: string };
+export type UserChange = Partial<Pick<User, 'name' | 'email' | 'phone' | 'role' | 'location' | 'branch' | 'active'>> & { passwordHash?: string };
 
 function usersRepo(db: DB, dialect: Database['dialect']) {
   return {
@@ -122,6 +123,8 @@ function usersRepo(db: DB, dialect: Database['dialect']) {
         .updateTable('users')
         .set({
           name: change.name,
+          email: change.email,
+          email_key: change.email?.toLowerCase(),
           phone: change.phone,
           role: change.role,
           location: change.location,
@@ -198,6 +201,8 @@ function sessionsRepo(db: DB) {
 
 export interface ProjectFilter {
   status?: ProjectStatus;
+  /** PENDING also matches a project without an approval record (no decision yet). */
+  approval?: ApprovalStatus;
   pocId?: string;
   q?: string;
   limit: number;
@@ -270,6 +275,8 @@ function projectsRepo(db: DB, dialect: Database['dialect']) {
         .$if(!scope.all, (q) => q.where('projects.poc_id', '=', (scope as { pocId: string }).pocId))
         .$if(f.pocId !== undefined, (q) => q.where('projects.poc_id', '=', f.pocId!))
         .$if(f.status !== undefined, (q) => q.where('projects.status', '=', f.status!))
+        .$if(f.approval === 'PENDING', (q) => q.where((eb) => eb.or([eb('projects.approval_status', 'is', null), eb('projects.approval_status', '=', 'PENDING')])))
+        .$if(f.approval !== undefined && f.approval !== 'PENDING', (q) => q.where('projects.approval_status', '=', f.approval!))
         // SQLite's LIKE has no escape character unless one is named; PostgreSQL's default is the same backslash.
         .$if(Boolean(f.q), (q) => q.where(sql<boolean>`lower(${sql.ref('projects.name')}) like ${`%${escapeLike(f.q!.toLowerCase())}%`} escape '\\'`))
         .$if(cursor !== undefined, (q) => q.where(olderThan('projects', cursor!)))
@@ -504,6 +511,17 @@ function statsRepo(db: DB) {
         .groupBy('status')
         .execute();
       return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+    },
+    /** Requests an admin has rejected and the owner has not yet sent back (status REQUESTED, approval REJECTED). */
+    async rejectedRequests(scope: Scope): Promise<number> {
+      const row = await db
+        .selectFrom('projects')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status', '=', 'REQUESTED')
+        .where('approval_status', '=', 'REJECTED')
+        .$if(!scope.all, (q) => q.where('poc_id', '=', (scope as { pocId: string }).pocId))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
     },
     async documentsByType(scope: Scope): Promise<Record<string, number>> {
       const rows = await db

@@ -11,7 +11,7 @@ import {
   PI_STATUSES,
   PROJECT_STATUSES,
 } from './model.js';
-import { PROJECT_ACTIONS, type ProjectAction, availableActions, decideProjectAction } from './project-lifecycle.js';
+import { PROJECT_ACTIONS, type ProjectAction, availableActions, decideDetailsEdit, decideProjectAction } from './project-lifecycle.js';
 
 /*
  * The rules, restated here from the lifecycle table (project-lifecycle.ts and README "Project lifecycle")
@@ -30,6 +30,7 @@ interface RoleCase {
 
 const ROLE_CASES: RoleCase[] = [
   { label: 'ADMIN', actor: { id: 'admin-id', role: 'ADMIN' }, admin: true, owner: false },
+  { label: 'ADMIN owner', actor: { id: OWNER, role: 'ADMIN' }, admin: true, owner: true },
   { label: 'POC owner', actor: { id: OWNER, role: 'POC' }, admin: false, owner: true },
   { label: 'POC non-owner', actor: { id: 'other-poc-id', role: 'POC' }, admin: false, owner: false },
   { label: 'CLIENT owner', actor: { id: OWNER, role: 'CLIENT' }, admin: false, owner: true },
@@ -38,10 +39,13 @@ const ROLE_CASES: RoleCase[] = [
 const APPROVALS: (ApprovalStatus | null)[] = [null, ...APPROVAL_STATUSES];
 
 const ADMIN_ONLY: ReadonlySet<ProjectAction> = new Set(['approve', 'reject', 'verify-pi', 'reject-pi', 'start-printing', 'dispatch']);
+/** Only the project's POC asks for approval again, even among admins. */
+const OWNER_ONLY: ReadonlySet<ProjectAction> = new Set(['resubmit']);
 
 const ACTIVITY: Record<ProjectAction, string> = {
   approve: 'PROJECT_APPROVED',
   reject: 'PROJECT_REJECTED',
+  resubmit: 'APPROVAL_REQUESTED',
   'submit-pi': 'PI_SUBMITTED',
   'verify-pi': 'PI_VERIFIED',
   'reject-pi': 'PI_REJECTED',
@@ -55,6 +59,7 @@ const ACTIVITY: Record<ProjectAction, string> = {
 const VERB: Record<ProjectAction, string> = {
   approve: 'approve',
   reject: 'reject',
+  resubmit: 'resubmit',
   'submit-pi': 'submit pi',
   'verify-pi': 'verify pi',
   'reject-pi': 'reject pi',
@@ -87,6 +92,9 @@ function refusedState(action: ProjectAction, p: Project, admin: boolean): string
     case 'reject':
       if (p.status !== 'REQUESTED') return p.status;
       return p.approval?.status === 'REJECTED' ? 'already rejected' : null;
+    case 'resubmit':
+      if (p.status !== 'REQUESTED') return p.status;
+      return p.approval?.status === 'REJECTED' ? null : 'awaiting a decision';
     case 'submit-pi':
       if (p.status === 'CANCELLED' || p.status === 'DELIVERED') return p.status;
       return p.piStatus === 'PENDING' || p.piStatus === 'REJECTED' ? null : pi;
@@ -116,6 +124,8 @@ function expectedChange(action: ProjectAction, actor: Actor, note: string | null
       return { status: 'APPROVED', approval: decided('APPROVED') };
     case 'reject':
       return { approval: decided('REJECTED') };
+    case 'resubmit':
+      return { approval: { status: 'PENDING', note: null, decidedById: null, decidedAt: null } };
     case 'submit-pi':
       return { piStatus: 'SUBMITTED' };
     case 'verify-pi':
@@ -138,6 +148,7 @@ type Outcome = { error: { status: number; message: string } } | { change: unknow
 function expected(role: RoleCase, action: ProjectAction, p: Project, note: string | null): Outcome {
   if (!role.admin && !role.owner) return { error: { status: 404, message: 'Project not found' } };
   if (!role.admin && ADMIN_ONLY.has(action)) return { error: { status: 403, message: 'Forbidden' } };
+  if (!role.owner && OWNER_ONLY.has(action)) return { error: { status: 403, message: 'Forbidden' } };
   const state = refusedState(action, p, role.admin);
   if (state !== null) return { error: { status: 409, message: `Cannot ${VERB[action]} a project that is ${state}` } };
   return { change: expectedChange(action, role.actor, note), activity: ACTIVITY[action] };
@@ -177,7 +188,8 @@ for (const role of ROLE_CASES) {
     assert.equal(cases, PROJECT_ACTIONS.length * PROJECT_STATUSES.length * PI_STATUSES.length * APPROVALS.length);
     // Sanity of the table itself: each role meets the outcomes it should.
     if (!role.admin && !role.owner) assert.deepEqual(outcomes, { allowed: 0, 403: 0, 404: cases, 409: 0 });
-    else if (role.admin) assert.ok(outcomes.allowed > 0 && outcomes[409] > 0 && outcomes[403] === 0 && outcomes[404] === 0);
+    else if (role.admin && role.owner) assert.ok(outcomes.allowed > 0 && outcomes[409] > 0 && outcomes[403] === 0 && outcomes[404] === 0);
+    else if (role.admin) assert.ok(outcomes.allowed > 0 && outcomes[409] > 0 && outcomes[403] > 0 && outcomes[404] === 0);
     else assert.ok(outcomes.allowed > 0 && outcomes[409] > 0 && outcomes[403] > 0 && outcomes[404] === 0);
   });
 }
@@ -215,6 +227,9 @@ test('availableActions offers exactly what the caller may do now', () => {
 
   const rejected = project('REQUESTED', 'SUBMITTED', 'REJECTED');
   assert.deepEqual(availableActions(admin, rejected), ['approve', 'verify-pi', 'reject-pi', 'cancel']);
+  assert.deepEqual(availableActions(poc, rejected), ['resubmit', 'cancel']);
+  assert.deepEqual(availableActions(poc, project('REQUESTED', 'PENDING', 'REJECTED')), ['resubmit', 'submit-pi', 'cancel']);
+  assert.deepEqual(availableActions(poc, project('REQUESTED', 'PENDING', 'PENDING')), ['submit-pi', 'cancel']);
 
   const ready = project('APPROVED', 'VERIFIED', 'APPROVED');
   assert.deepEqual(availableActions(admin, ready), ['start-printing', 'cancel']);
@@ -235,4 +250,41 @@ test('availableActions offers exactly what the caller may do now', () => {
   assert.deepEqual(availableActions(admin, project('DELIVERED', 'VERIFIED', 'APPROVED')), []);
   assert.deepEqual(availableActions(admin, project('CANCELLED', 'PENDING', null)), []);
   assert.deepEqual(availableActions(poc, project('CANCELLED', 'SUBMITTED', null)), []);
+});
+
+test('asking for approval again puts a rejected request back in the queue, with the decision cleared', () => {
+  const poc: Actor = { id: OWNER, role: 'POC' };
+  const admin: Actor = { id: 'admin-id', role: 'ADMIN' };
+  const rejected = project('REQUESTED', 'PENDING', 'REJECTED');
+  const again = decideProjectAction(poc, rejected, 'resubmit', NOW, 'name corrected');
+  assert.ok(!(again instanceof AppError));
+  assert.deepEqual(again, { change: { approval: { status: 'PENDING', note: null, decidedById: null, decidedAt: null } }, activity: 'APPROVAL_REQUESTED' });
+  // The request is then open to a decision again: reject works once more.
+  const reopened = { ...rejected, approval: again.change.approval! };
+  assert.ok(!(decideProjectAction(admin, reopened, 'reject', NOW) instanceof AppError));
+  const twice = decideProjectAction(poc, reopened, 'resubmit', NOW);
+  assert.ok(twice instanceof AppError);
+  assert.equal(twice.message, 'Cannot resubmit a project that is awaiting a decision');
+});
+
+test('decideDetailsEdit: admins always; the owner while the request is open (awaiting a decision or rejected)', () => {
+  const admin: Actor = { id: 'admin-id', role: 'ADMIN' };
+  for (const role of ROLE_CASES) {
+    for (const status of PROJECT_STATUSES) {
+      for (const approval of APPROVALS) {
+        const p = project(status, 'PENDING', approval);
+        const result = decideDetailsEdit(role.actor, p);
+        const got = result && { status: result.status, message: result.message };
+        const want = role.admin
+          ? null
+          : !role.owner
+            ? { status: 404, message: 'Project not found' }
+            : status === 'REQUESTED'
+              ? null
+              : { status: 409, message: `Cannot edit a project that is ${status}` };
+        assert.deepEqual(got, want, `${role.label} on ${status}/approval ${approval}`);
+      }
+    }
+  }
+  assert.equal(decideDetailsEdit(admin, project('DELIVERED', 'VERIFIED', 'APPROVED')), null);
 });

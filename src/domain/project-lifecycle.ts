@@ -9,6 +9,7 @@ import type { Actor, Approval, PiStatus, Project, ProjectStatus } from './model.
 export const PROJECT_ACTIONS = [
   'approve',
   'reject',
+  'resubmit',
   'submit-pi',
   'verify-pi',
   'reject-pi',
@@ -19,7 +20,8 @@ export const PROJECT_ACTIONS = [
 ] as const;
 export type ProjectAction = (typeof PROJECT_ACTIONS)[number];
 
-type Who = 'admin' | 'admin-or-owner';
+/** 'owner': the project's POC only, an admin included when they own it (it is their request to make). */
+type Who = 'admin' | 'admin-or-owner' | 'owner';
 
 interface ActionRule {
   who: Who;
@@ -66,6 +68,14 @@ export const LIFECYCLE: Record<ProjectAction, ActionRule> = {
     allowedFrom: (p) => p.status === 'REQUESTED' && p.approval?.status !== 'REJECTED',
     apply: (_p, actor, now, note) => ({ approval: decided('REJECTED', actor, now, note) }),
     activity: 'PROJECT_REJECTED',
+  },
+  // A rejected request, corrected, goes back to the admins: the approval is pending again.
+  resubmit: {
+    who: 'owner',
+    describeState: (p) => (p.status === 'REQUESTED' ? 'awaiting a decision' : p.status),
+    allowedFrom: (p) => p.status === 'REQUESTED' && p.approval?.status === 'REJECTED',
+    apply: () => ({ approval: { status: 'PENDING', note: null, decidedById: null, decidedAt: null } }),
+    activity: 'APPROVAL_REQUESTED',
   },
   'submit-pi': {
     who: 'admin-or-owner',
@@ -124,7 +134,7 @@ export const LIFECYCLE: Record<ProjectAction, ActionRule> = {
 /**
  * May this actor take this action on this project now? Returns the change to apply, or the
  * refusal: 404 when a non-admin does not own the project (they cannot see it), 403 when the
- * role may not take the action, 409 when the project is not in a state the action starts from.
+ * role may not take the action (or an admin one only the owner may take), 409 when the project is not in a state the action starts from.
  */
 export function decideProjectAction(
   actor: Actor,
@@ -137,6 +147,7 @@ export function decideProjectAction(
   const isAdmin = actor.role === 'ADMIN';
   if (!isAdmin && project.pocId !== actor.id) return errors.projectNotFound();
   if (!isAdmin && rule.who === 'admin') return errors.forbidden();
+  if (rule.who === 'owner' && project.pocId !== actor.id) return errors.forbidden();
   const allowed = !isAdmin && rule.ownerAllowedFrom ? rule.ownerAllowedFrom(project) : rule.allowedFrom(project);
   if (!allowed) return errors.invalidTransition(action.replace('-', ' '), rule.describeState(project));
   return { change: rule.apply(project, actor, now, note), activity: rule.activity };
@@ -145,3 +156,14 @@ export function decideProjectAction(
 /** The actions this actor may take on this project right now (for clients to offer). */
 export const availableActions = (actor: Actor, project: Project): ProjectAction[] =>
   PROJECT_ACTIONS.filter((a) => !(decideProjectAction(actor, project, a, project.updatedAt) instanceof AppError));
+
+/**
+ * May this actor change the project's name and description (PATCH /api/projects/:id/details)? An
+ * admin always; the owner while the request is open, awaiting a decision or rejected, so that a
+ * rejected request can be corrected before asking again. Returns null, or the refusal.
+ */
+export function decideDetailsEdit(actor: Actor, project: Project): AppError | null {
+  if (actor.role === 'ADMIN') return null;
+  if (project.pocId !== actor.id) return errors.projectNotFound();
+  return project.status === 'REQUESTED' ? null : errors.invalidTransition('edit', project.status);
+}

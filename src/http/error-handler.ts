@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { labelOf } from '../domain/labels.js';
 import { isAppError } from '../errors.js';
 
 /**
@@ -44,25 +45,55 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
 type Complaint = { keyword: string; instancePath: string; message?: string; params: Record<string, unknown> };
 
-/** The validator's complaint, phrased for people: "name is required", "role must be one of ADMIN, POC, CLIENT", "query.limit must be <= 200". */
+/** What a value of the wrong type should have been, in words. */
+const TYPE_WORDS: Record<string, string> = { string: 'text', boolean: 'true or false', integer: 'a whole number', number: 'a number', object: 'an object', array: 'a list' };
+
+/**
+ * The validator's complaint, phrased for people: "Name is required", "Role must be one of ADMIN,
+ * POC, CLIENT", "Active must be true or false", "query.limit must be at most 200".
+ */
 function validationMessage(err: FastifyError): string {
   const all = err.validation as unknown as Complaint[];
   // Of a value's complaints, the list of allowed values says the most; a refused extra field says it plainly.
   const first = all.find((c) => c.keyword === 'enum') ?? all.find((c) => c.keyword === 'additionalProperties') ?? all[0]!;
   const path = first.instancePath.split('/').filter(Boolean);
   let detail = first.message ?? 'is invalid';
-  if (first.keyword === 'required') {
-    const missing = first.params.missingProperty ?? (first.params.requiredProperties as string[] | undefined)?.[0];
-    if (missing) path.push(String(missing));
-    detail = 'is required';
-  } else if (first.keyword === 'enum' && Array.isArray(first.params.allowedValues)) {
-    detail = `must be one of ${first.params.allowedValues.join(', ')}`;
-  } else if (first.keyword === 'additionalProperties') {
-    const extra = first.params.additionalProperty ?? (first.params.additionalProperties as string[] | undefined)?.[0];
-    if (extra) path.push(String(extra));
-    detail = 'is not a known field';
+  const limit = first.params.limit;
+  switch (first.keyword) {
+    case 'required': {
+      const missing = first.params.missingProperty ?? (first.params.requiredProperties as string[] | undefined)?.[0];
+      if (missing) path.push(String(missing));
+      detail = 'is required';
+      break;
+    }
+    case 'enum':
+      if (Array.isArray(first.params.allowedValues)) detail = `must be one of ${first.params.allowedValues.join(', ')}`;
+      break;
+    case 'additionalProperties': {
+      const extra = first.params.additionalProperty ?? (first.params.additionalProperties as string[] | undefined)?.[0];
+      if (extra) path.push(String(extra));
+      detail = 'is not a known field';
+      break;
+    }
+    case 'type': {
+      const types = String(first.params.type ?? '').split(',').filter((t) => t !== 'null');
+      detail = `must be ${types.map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`;
+      break;
+    }
+    case 'minLength':
+      detail = limit === 1 ? 'is required' : `must be at least ${String(limit)} characters`;
+      break;
+    case 'maxLength':
+      detail = `must be at most ${String(limit)} characters`;
+      break;
+    case 'maximum':
+      detail = `must be at most ${String(limit)}`;
+      break;
+    case 'minimum':
+      detail = `must be at least ${String(limit)}`;
+      break;
   }
   const field = path.join('.');
-  const where = err.validationContext === 'body' ? field : [err.validationContext, field].filter(Boolean).join('.');
-  return `${where || 'request'} ${detail}`;
+  if (err.validationContext === 'body') return `${field ? labelOf(field) : 'The request body'} ${detail}`;
+  return `${[err.validationContext, field].filter(Boolean).join('.') || 'request'} ${detail}`;
 }

@@ -38,13 +38,14 @@ export const NewTeamMember = Type.Object({
 
 export const TeamMemberChange = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1 })),
+    name: Type.Optional(Type.String()),
+    email: Type.Optional(Type.String()),
     phone: Type.Optional(NullableString()),
     role: Type.Optional(enumOf(ROLES)),
     location: Type.Optional(NullableString()),
     branch: Type.Optional(NullableString()),
     active: Type.Optional(Type.Boolean()),
-    password: Type.Optional(Type.String({ minLength: 1 })),
+    password: Type.Optional(Type.String({ description: 'at least 8 characters' })),
   },
   { additionalProperties: false },
 );
@@ -87,6 +88,7 @@ export const ProjectDetail = Type.Object({
   ...Project.properties,
   files: Type.Array(FileUpload),
   allowedActions: Type.Array(Type.String(), { description: 'lifecycle actions the caller may take now' }),
+  canEditDetails: Type.Boolean({ description: 'whether the caller may change the name and description now (PATCH /api/projects/:id/details)' }),
   uploads: Type.Record(Type.String(), NullableString(), {
     description: 'per document type: null when the caller may upload it now, else the reason it would be refused',
   }),

@@ -21,7 +21,6 @@ const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 /** Session hooks for routes: `requireSession` (any signed-in user) and `requireAdmin` (team endpoints: others get 401). */
 export function sessionHooks(app: FastifyInstance, deps: Deps) {
   const secure = deps.config.publicUrl.startsWith('https:');
-  const ownOrigin = new URL(deps.config.publicUrl).origin;
 
   app.decorateRequest('user', null);
   app.decorateRequest('sessionToken', null);
@@ -33,10 +32,16 @@ export function sessionHooks(app: FastifyInstance, deps: Deps) {
     reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions, expires: new Date(expiresAt) });
   const clearSessionCookie = (reply: FastifyReply) => reply.clearCookie(SESSION_COOKIE, cookieOptions);
 
-  /** Refuses a write whose Origin names another site (the SameSite cookie's second line of defence). */
+  /**
+   * Refuses a cross-site write (the SameSite cookie's second line of defence): its Origin is not
+   * the origin the request was made to, or the browser says it is cross-site. The request's own
+   * origin, not PUBLIC_URL, so that a page opened at 127.0.0.1 and one at localhost both work.
+   */
   const checkOrigin = (req: FastifyRequest) => {
+    if (!UNSAFE.has(req.method)) return;
+    if (req.headers['sec-fetch-site'] === 'cross-site') throw errors.crossOrigin();
     const origin = req.headers.origin;
-    if (UNSAFE.has(req.method) && origin && origin !== ownOrigin) throw errors.crossOrigin();
+    if (origin && origin !== requestOrigin(req)) throw errors.crossOrigin();
   };
 
   /** Who is asking, in the specification's order: no session, then the role (team endpoints), then the origin of a write. */
@@ -61,6 +66,18 @@ export function sessionHooks(app: FastifyInstance, deps: Deps) {
     /** Team endpoints: a missing session and a non-ADMIN role both get 401 (specification 5). */
     requireAdmin: (req: FastifyRequest, reply: FastifyReply) => authenticate(req, reply, 'ADMIN'),
   };
+}
+
+/**
+ * The origin a request was made to: its scheme and Host. Fastify reads X-Forwarded-Proto and
+ * X-Forwarded-Host only when TRUST_PROXY trusts the peer, so a direct client cannot pretend.
+ */
+export function requestOrigin(req: FastifyRequest): string | null {
+  try {
+    return new URL(`${req.protocol}://${req.host}`).origin;
+  } catch {
+    return null;
+  }
 }
 
 export type SessionHooks = ReturnType<typeof sessionHooks>;

@@ -5,7 +5,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, type BrowserContext, type Locator, type Page, type Route, chromium } from 'playwright-core';
-import { type TestService, startTestService, testDialect } from '../helpers/service.js';
+import { type TestService, Client, startTestService, testConfig, testDialect } from '../helpers/service.js';
+import { newId } from '../../src/ids.js';
+import { type RunningService, startService } from '../../src/service.js';
 
 /**
  * The web app in a real browser (Debian's Chromium through playwright-core), against a real
@@ -20,6 +22,7 @@ const WEB_SOURCES = [path.join(ROOT, 'web'), path.join(ROOT, 'src', 'domain'), p
 const WEB_BUILD = path.join(ROOT, 'dist', 'web');
 const SCREENSHOTS = path.join(ROOT, 'docs', 'screenshots');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const AXE = fs.readFileSync(path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
 const skip =
   testDialect !== 'sqlite'
@@ -83,6 +86,8 @@ const EXPECTED_FAILED_LOADS: { path: RegExp; status: number[] }[] = [
   { path: /^\/api\/auth\/login$/, status: [401, 429] },
   { path: /^\/api\/team(\/[\w-]+)?$/, status: [400, 409] },
   { path: /^\/api\/upload$/, status: [400] },
+  // A window whose session was ended elsewhere learns it from its next request.
+  { path: /^\/api\//, status: [401] },
 ];
 
 function watch(page: Page, who: string): Page {
@@ -98,6 +103,29 @@ function watch(page: Page, who: string): Page {
   page.on('pageerror', (err) => problems.push(`${who}: uncaught ${err.name}: ${err.message}`));
   return page;
 }
+
+/**
+ * axe-core on the page as it is: any serious or critical violation of WCAG 2 A/AA (and axe's best
+ * practices) fails, named with the elements it found.
+ */
+async function assertAccessible(page: Page, label: string): Promise<void> {
+  // Evaluated through DevTools rather than added as a script tag, which the app's Content-Security-Policy rightly blocks.
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
+  const checked = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ passes: unknown[]; violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    return {
+      passes: result.passes.length,
+      violations: result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })),
+    };
+  });
+  assert.ok(checked.passes > 10, `${label}: axe ran its rules (${checked.passes} passed)`);
+  const serious = checked.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(serious, [], `${label}: ${serious.map((v) => `${v.id} (${v.help}) at ${v.targets.join(', ')}`).join('; ')}`);
+}
+
+/** How far the page scrolls sideways (0 when it fits its width). */
+const sidewaysOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
@@ -265,6 +293,11 @@ function describeBrowserTests() {
       await hasText(row.locator('td').nth(2), 'Mumbai · Andheri');
 
       await row.getByRole('button', { name: `Deactivate ${CLIENT.name}` }).click();
+      // Deactivation asks first: it signs the member out at once.
+      await admin.getByRole('button', { name: 'Keep active' }).click();
+      await hasText(row.locator('.badge'), 'Active');
+      await row.getByRole('button', { name: `Deactivate ${CLIENT.name}` }).click();
+      await admin.getByRole('button', { name: `Yes, deactivate ${CLIENT.name}` }).click();
       await hasText(row.locator('.badge'), 'Inactive');
       await row.getByRole('button', { name: `Reactivate ${CLIENT.name}` }).click();
       await hasText(row.locator('.badge'), 'Active');
@@ -273,7 +306,7 @@ function describeBrowserTests() {
       const reset = admin.getByRole('form', { name: `New password for ${CLIENT.name}` });
       await reset.getByRole('button', { name: 'Set password' }).click();
       await reset.locator('.field-error').waitFor();
-      assert.match(await descriptionOf(reset.getByLabel(`New password for ${CLIENT.name}`)), /^password /, 'an empty password is refused by the field');
+      assert.match(await descriptionOf(reset.getByLabel(`New password for ${CLIENT.name}`)), /^Password must be at least 8 characters/, 'an empty password is refused by the field');
       await reset.getByLabel(`New password for ${CLIENT.name}`).fill('carl-new-pass-2');
       await reset.getByRole('button', { name: 'Set password' }).click();
       await hasText(admin.getByRole('status').filter({ hasText: 'password' }), `${CLIENT.name}’s password is changed; their sessions have ended.`);
@@ -307,11 +340,11 @@ function describeBrowserTests() {
 
       const status = admin.getByTestId('project-status');
       const pi = admin.getByTestId('project-pi');
-      await hasText(status, 'Requested');
+      await hasText(status, 'Awaiting approval');
       // Only what the admin may do now is offered.
       await admin.getByRole('button', { name: 'Approve', exact: true }).waitFor();
       assert.equal(await admin.getByRole('button', { name: 'Verify PI' }).count(), 0);
-      assert.equal(await admin.getByTestId('reason-PO').textContent(), 'PO can only be uploaded after project approval');
+      assert.equal(await admin.getByTestId('reason-PO').textContent(), 'A PO can be added once the project is approved.');
 
       await admin.getByRole('button', { name: 'Approve', exact: true }).click();
       await hasText(status, 'Approved');
@@ -387,9 +420,9 @@ function describeBrowserTests() {
       // Only PO may be uploaded now; the others say why not, in the API's words.
       assert.equal(await poc.getByLabel('Purchase order (PO)').isChecked(), true);
       assert.equal(await poc.getByLabel('Delivery note (challan)').isDisabled(), true);
-      assert.equal(await poc.getByTestId('reason-CHALLAN').textContent(), 'Challan can only be uploaded after dispatch');
-      assert.equal(await poc.getByTestId('reason-INVOICE').textContent(), 'Invoice can only be uploaded after dispatch');
-      assert.equal(await descriptionOf(poc.getByLabel('Invoice', { exact: true })), 'Invoice can only be uploaded after dispatch');
+      assert.equal(await poc.getByTestId('reason-CHALLAN').textContent(), 'A challan can be added once the project is dispatched (now: approved).');
+      assert.equal(await poc.getByTestId('reason-INVOICE').textContent(), 'An invoice can be added once the project is dispatched (now: approved).');
+      assert.equal(await descriptionOf(poc.getByLabel('Invoice', { exact: true })), 'An invoice can be added once the project is dispatched (now: approved).');
 
       await poc.getByLabel('Drop a file here, or choose one').setInputFiles({ name: 'order.pdf', mimeType: 'application/pdf', buffer: Buffer.alloc(UPLOAD_BYTES, 0x25) });
       await hasText(poc.getByTestId('chosen-file'), /^order\.pdf · /);
@@ -397,7 +430,7 @@ function describeBrowserTests() {
       await poc.getByRole('button', { name: 'Upload', exact: true }).click();
       await poc.locator('progress').waitFor();
       assert.equal((await uploaded).status(), 201);
-      await hasText(poc.getByRole('status').filter({ hasText: 'order.pdf' }), /^order\.pdf \(.+\) is uploaded as purchase order \(po\)\.$/);
+      await hasText(poc.getByRole('status').filter({ hasText: 'order.pdf' }), /^order\.pdf \(.+\) is uploaded as a purchase order \(PO\)\.$/);
       const bar = await poc.locator('progress').evaluate((p: HTMLProgressElement) => ({ value: p.value, max: p.max }));
       assert.ok(bar.max > UPLOAD_BYTES, `the bar counts the bytes sent (${bar.max})`);
       assert.equal(bar.value, bar.max, 'the progress bar reaches its end');
@@ -442,15 +475,16 @@ function describeBrowserTests() {
       assert.equal(refusal.status(), 400);
       const { error } = (await refusal.json()) as { error: string };
       assert.equal(error, 'PO can only be uploaded after project approval');
-      await poc.getByTestId('upload-error').waitFor();
-      assert.equal(await poc.getByTestId('upload-error').textContent(), error, 'the API’s message, as is');
 
-      // Let the page catch up: PO is no longer offered, with the same reason.
+      // The page catches up before it answers: the API's message, and what changed, instead of a contradiction.
       holding = false;
       for (const route of held) await route.continue();
       await poc.unroute(projectPattern);
+      await poc.getByTestId('upload-error').waitFor();
+      assert.equal(await poc.getByTestId('upload-error').textContent(), `${error}. The project changed meanwhile: it is now cancelled.`);
       await hasText(poc.getByTestId('project-status'), 'Cancelled');
-      await hasText(poc.getByTestId('reason-PO'), error);
+      // The reason names the real blocker: the cancellation, not the approval.
+      await hasText(poc.getByTestId('reason-PO'), 'The project is cancelled: no documents can be added.');
       assert.equal(await poc.getByLabel('Purchase order (PO)').isDisabled(), true);
       assert.equal(await poc.getByTestId('files-PO').getByRole('link').count(), 1, 'nothing was added');
       await admin2.close();
@@ -487,6 +521,293 @@ function describeBrowserTests() {
       assert.equal(await phone.getByLabel('Delivery note (challan)').isDisabled(), false);
       await screenshot(phone, 'phone');
       await phone.close();
+    });
+
+    test('a rejected request: the POC sees “Rejected”, corrects it and asks again; the confirmation goes when the admin decides', async () => {
+      const users = await svc.deps.store.users.list();
+      const pocId = users.find((u) => u.email === POC.email)!.id;
+      const request = await svc.createProject(pocId, { name: 'Visiting cards' });
+
+      await admin.goto(`${svc.url}/projects/${request.id}`);
+      await heading(admin, 'Visiting cards').waitFor();
+      await admin.getByLabel('Note (optional, kept with the decision)').fill('Which size? Say A7 or A8.');
+      await admin.getByRole('button', { name: 'Reject', exact: true }).click();
+      await hasText(admin.getByTestId('project-status'), 'Rejected');
+
+      // The POC's list, filter and dashboard say Rejected, not Requested.
+      await poc.goto(`${svc.url}/projects?status=REJECTED`);
+      await heading(poc, 'Projects').waitFor();
+      assert.equal(await poc.getByLabel('Status', { exact: true }).locator('option:checked').textContent(), 'Rejected');
+      const row = poc.locator('tbody tr', { hasText: 'Visiting cards' });
+      await hasText(row.locator('.badge'), 'Rejected');
+      await poc.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard' }).click();
+      await hasText(poc.getByTestId('projects-REJECTED').locator('dd'), '1');
+      await poc.getByTestId('waiting').getByRole('link', { name: 'Visiting cards' }).click();
+      await heading(poc, 'Visiting cards').waitFor();
+      await hasText(poc.getByTestId('project-approval'), /^Rejected by Ada Admin, .*Note: Which size\? Say A7 or A8\.$/);
+
+      // Correct the request, then ask again.
+      await poc.getByRole('button', { name: 'Edit name and description' }).click();
+      const edit = poc.getByRole('form', { name: 'Edit name and description' });
+      await edit.getByLabel('Name', { exact: true }).fill('Visiting cards, A7');
+      await edit.getByLabel('Description (optional)').fill('A7, 400 gsm, 500 copies');
+      await edit.getByRole('button', { name: 'Save' }).click();
+      await heading(poc, 'Visiting cards, A7').waitFor();
+      await poc.getByLabel('Note (optional, kept with the decision)').fill('Now A7');
+      await poc.getByRole('button', { name: 'Ask for approval again' }).click();
+      await hasText(poc.getByRole('status').filter({ hasText: 'again' }), 'The project is sent to the admins for approval again.');
+      await hasText(poc.getByTestId('project-status'), 'Awaiting approval');
+      await screenshot(poc, 'resubmitted');
+
+      // The admin's open page follows by itself: a decision is possible again, and the request is in the admins' queue.
+      await hasText(admin.getByTestId('project-status'), 'Awaiting approval');
+      await heading(admin, 'Visiting cards, A7').waitFor();
+      await hasText(admin.locator('.activity li').first(), new RegExp(`^${POC.name} asked for approval again.*note: “Now A7”`));
+      const queue = watch(await adminContext.newPage(), 'admin (queue)');
+      await queue.goto(svc.url);
+      await queue.getByTestId('waiting').getByRole('link', { name: 'Visiting cards, A7' }).waitFor();
+      await queue.close();
+      await admin.getByRole('button', { name: 'Approve', exact: true }).click();
+      await hasText(admin.getByTestId('project-status'), 'Approved');
+
+      // The POC's confirmation was about the request awaiting a decision: it goes, and the page shows the approval.
+      await hasText(poc.getByTestId('project-status'), 'Approved');
+      await poc.getByRole('status').filter({ hasText: 'sent to the admins' }).waitFor({ state: 'detached' });
+      assert.equal(await poc.getByRole('button', { name: 'Edit name and description' }).count(), 0, 'an approved project is no longer the POC’s to rename');
+    });
+
+    test('long names wrap or scroll inside their box, at 1280×800 and on a 390 px phone', async () => {
+      const users = await svc.deps.store.users.list();
+      const pocId = users.find((u) => u.email === POC.email)!.id;
+      const long = `Catalogue_${'X'.repeat(180)}_end`;
+      const p = await svc.createProject(pocId, { name: long });
+      // An activity entry naming it, for the dashboard's list.
+      await svc.deps.store.activity.insert({ id: newId(), userId: pocId, action: 'PROJECT_CREATED', entityType: 'project', entityId: p.id, details: { name: long }, createdAt: new Date().toISOString() });
+      for (const [context, who] of [
+        [adminContext, 'admin'],
+        [pocContext, 'poc'],
+      ] as const) {
+        const page = watch(await context.newPage(), `${who} (long names)`);
+        for (const size of [
+          { width: 1280, height: 800 },
+          { width: 390, height: 844 },
+        ]) {
+          await page.setViewportSize(size);
+          for (const [url, title] of [
+            ['/', 'Dashboard'],
+            ['/projects', 'Projects'],
+            [`/projects/${p.id}`, long],
+          ] as const) {
+            await page.goto(`${svc.url}${url}`);
+            await heading(page, title).waitFor();
+            assert.ok((await sidewaysOverflow(page)) <= 0, `${who} ${url} at ${size.width}px scrolls sideways by ${await sidewaysOverflow(page)}px`);
+          }
+          // Every column of the list can be reached: on the desktop they lie within the table's own box (which may scroll).
+          await page.goto(`${svc.url}/projects`);
+          const row = page.locator('tbody tr', { hasText: 'Catalogue_' });
+          await row.waitFor();
+          const box = (await page.locator('.table-scroll').boundingBox())!;
+          for (const cell of await row.locator('td').all()) {
+            const b = (await cell.boundingBox())!;
+            assert.ok(b.x >= box.x - 1 && b.x + b.width <= box.x + box.width + 1, `${who} at ${size.width}px: a cell lies outside the list's box`);
+          }
+          assert.equal(await row.getByRole('link').getAttribute('title'), long, 'the full name is there');
+          if (who === 'admin') await screenshot(page, size.width < 500 ? 'long-names-phone' : 'long-names');
+        }
+        await page.close();
+      }
+    });
+
+    test('the sign-in page says why a session ended; a 401 in one window signs out every window of the browser', async () => {
+      const dana = await svc.createUser({ role: 'POC', email: 'dana@example.com', name: 'Dana Das', password: 'dana-pass-99' });
+      const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+      try {
+        const one = watch(await context.newPage(), 'dana (window 1)');
+        await signIn(one, { email: dana.email, password: dana.password });
+        const two = watch(await context.newPage(), 'dana (window 2)');
+        await two.goto(`${svc.url}/projects`);
+        await heading(two, 'Projects').waitFor();
+
+        // The session ends outside the browser: window 1 learns it from its next request, window 2 from window 1.
+        await svc.deps.store.sessions.deleteForUser(dana.user.id);
+        await one.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
+        for (const page of [one, two]) {
+          await heading(page, 'Sign in').waitFor();
+          await hasText(page.getByTestId('ended-reason'), 'Your session has ended. Sign in again.');
+        }
+        assert.equal(new URL(two.url()).pathname, '/projects', 'signing in again returns to the same page');
+        await assertAccessible(one, 'sign-in page with a reason');
+        await screenshot(one, 'session-ended');
+
+        // Signing in again in one window brings the other back too.
+        await one.getByLabel('Email').fill(dana.email);
+        await one.getByLabel('Password').fill(dana.password);
+        await one.getByRole('button', { name: 'Sign in' }).click();
+        await heading(one, 'Projects').waitFor();
+        await heading(two, 'Projects').waitFor();
+      } finally {
+        await context.close();
+      }
+    });
+
+    test(
+      'deactivated elsewhere: every open window shows the sign-in page with the reason, without a click',
+      async () => {
+        const erin = await svc.createUser({ role: 'POC', email: 'erin@example.com', name: 'Erin Eze', password: 'erin-pass-99' });
+        const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+        try {
+          const one = watch(await context.newPage(), 'erin (window 1)');
+          await signIn(one, { email: erin.email, password: erin.password });
+          const two = watch(await context.newPage(), 'erin (window 2)');
+          await two.goto(`${svc.url}/projects`);
+          await heading(two, 'Projects').waitFor();
+          for (const page of [one, two]) await hasText(page.getByTestId('live'), 'Live');
+
+          const adminApi = new Client(svc.url);
+          assert.equal((await adminApi.post('/api/auth/login', { email: ADMIN.email, password: ADMIN.password })).status, 200);
+          assert.equal((await adminApi.patch(`/api/team/${erin.user.id}`, { active: false })).status, 200);
+          for (const page of [one, two]) {
+            await heading(page, 'Sign in').waitFor({ timeout: 5000 });
+            await hasText(page.getByTestId('ended-reason'), 'Your account was deactivated by an administrator.');
+          }
+          // Signing in then gets the one answer for every failure (interface.md): the reason was given above.
+          await one.getByLabel('Email').fill(erin.email);
+          await one.getByLabel('Password').fill(erin.password);
+          await one.getByRole('button', { name: 'Sign in' }).click();
+          await hasText(one.getByRole('alert'), 'Wrong email or password. Check both and try again.');
+        } finally {
+          await context.close();
+        }
+      },
+    );
+
+    test('a service stopped and started again under an open page: the page stays, says so, and recovers; an oversized file is refused before sending', async () => {
+      // PUBLIC_URL left at its default (http://localhost:PORT) while the page is opened at 127.0.0.1, the address the start-up log shows first.
+      const { config, cleanup } = await testConfig({ env: { PUBLIC_URL: '', ADMIN_EMAIL: 'olga@example.com', ADMIN_PASSWORD: 'olga-admin-pass', ADMIN_NAME: 'Olga Admin', MAX_UPLOAD_BYTES: '1000000' } });
+      assert.equal(config.publicUrl, `http://localhost:${config.port}`);
+      let running: RunningService | null = await startService(config);
+      const url = `http://127.0.0.1:${config.port}`;
+      const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+      try {
+        // Not watch(): while the service is down the browser logs each failed request, on purpose here; anything else is a problem.
+        const page = await context.newPage();
+        const outage: string[] = [];
+        page.on('console', (msg) => {
+          if (msg.type() !== 'error') return;
+          if (/ERR_CONNECTION_REFUSED|ERR_EMPTY_RESPONSE|status of 503/.test(msg.text())) outage.push(msg.text());
+          else if (/status of 401/.test(msg.text()) && msg.location().url.endsWith('/api/auth/session')) return; // the check before signing in
+          else problems.push(`olga: console error: ${msg.text()} (${msg.location().url})`);
+        });
+        page.on('pageerror', (err) => problems.push(`olga: uncaught ${err.name}: ${err.message}`));
+        await page.goto(url);
+        await page.getByLabel('Email').fill('olga@example.com');
+        await page.getByLabel('Password').fill('olga-admin-pass');
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await heading(page, 'Dashboard').waitFor();
+        const owner = (await running.deps.store.users.list())[0]!;
+        const now = new Date().toISOString();
+        const project = { id: newId(), name: 'Flyers', description: null, pocId: owner.id, status: 'APPROVED' as const, piStatus: 'VERIFIED' as const, approval: { status: 'APPROVED' as const, note: null, decidedById: owner.id, decidedAt: now }, createdAt: now, updatedAt: now };
+        await running.deps.store.projects.insert(project);
+        await page.goto(`${url}/projects/${project.id}`);
+        await heading(page, 'Flyers').waitFor();
+        await hasText(page.getByTestId('live'), 'Live');
+
+        // Larger than MAX_UPLOAD_BYTES: refused on the spot, no request sent.
+        const uploads: string[] = [];
+        page.on('request', (r) => {
+          if (new URL(r.url()).pathname === '/api/upload') uploads.push(r.url());
+        });
+        await page.getByLabel('Drop a file here, or choose one').setInputFiles({ name: 'big.pdf', mimeType: 'application/pdf', buffer: Buffer.alloc(1_100_000, 0x25) });
+        await hasText(page.getByTestId('upload-error'), 'big.pdf is 1.1 MB, larger than the upload limit of 1 MB. Choose a smaller file.');
+        assert.equal(await page.getByRole('button', { name: 'Upload', exact: true }).isDisabled(), true);
+        assert.deepEqual(uploads, [], 'nothing was sent');
+        await hasText(page.locator('#upload-limit'), 'Up to 1 MB.');
+
+        // The service goes away: the page keeps the project and says the connection is lost.
+        await running.close();
+        running = null;
+        await page.getByTestId('connection-notice').waitFor();
+        await heading(page, 'Flyers').waitFor();
+        await screenshot(page, 'connection-lost');
+        // An action taken meanwhile shows its own error where it was taken; the page stays.
+        await page.getByRole('button', { name: 'Start printing' }).click();
+        await hasText(page.locator('section[aria-labelledby="actions-title"] .error'), 'The service cannot be reached. Check your connection and try again.');
+        await heading(page, 'Flyers').waitFor();
+        // Going back to a page seen before shows it as it was, not an error page.
+        await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard' }).click();
+        await heading(page, 'Dashboard').waitFor();
+        await page.goBack();
+        await heading(page, 'Flyers').waitFor();
+
+        // Back again: the notice goes by itself and the action works.
+        running = await startService(config);
+        await page.getByTestId('connection-notice').waitFor({ state: 'detached', timeout: 20_000 });
+        await hasText(page.getByTestId('live'), 'Live');
+        await page.getByRole('button', { name: 'Start printing' }).click();
+        await hasText(page.getByTestId('project-status'), 'Printing');
+        assert.ok(outage.length > 0, 'the outage was real');
+
+        // Signing in at localhost works as well as at 127.0.0.1.
+        const other = await browser.newContext();
+        try {
+          const there = watch(await other.newPage(), 'olga at localhost');
+          await there.goto(`http://localhost:${config.port}/`);
+          await heading(there, 'Sign in').waitFor();
+          await there.getByLabel('Email').fill('olga@example.com');
+          await there.getByLabel('Password').fill('olga-admin-pass');
+          await there.getByRole('button', { name: 'Sign in' }).click();
+          await heading(there, 'Dashboard').waitFor();
+        } finally {
+          await other.close();
+        }
+      } finally {
+        await context.close();
+        await running?.close();
+        await cleanup();
+      }
+    });
+
+    test('axe-core finds no serious or critical violation on any page, at desktop and phone sizes', async () => {
+      const clientContext = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+      try {
+        const client = watch(await clientContext.newPage(), 'client (axe)');
+        await client.goto(svc.url);
+        await heading(client, 'Sign in').waitFor();
+        await assertAccessible(client, 'sign-in');
+        await signIn(client, { email: CLIENT.email, password: 'carl-new-pass-2' });
+        const pages: [BrowserContext | null, string, string, string][] = [
+          [adminContext, 'admin', '/', 'Dashboard'],
+          [adminContext, 'admin', '/projects', 'Projects'],
+          [adminContext, 'admin', `/projects/${projectId}`, PROJECT],
+          [adminContext, 'admin', '/projects/new', 'New project'],
+          [adminContext, 'admin', '/team', 'Team'],
+          [pocContext, 'poc', '/', 'Dashboard'],
+          [pocContext, 'poc', '/projects', 'Projects'],
+          [pocContext, 'poc', `/projects/${dispatchedId}`, 'Autumn leaflets'],
+          [pocContext, 'poc', '/team', 'Team'],
+          [null, 'client', '/', 'Dashboard'],
+          [null, 'client', '/projects', 'Projects'],
+          [null, 'client', '/no-such-page', 'Page not found'],
+        ];
+        for (const size of [
+          { width: 1280, height: 800 },
+          { width: 390, height: 844 },
+        ]) {
+          const opened = new Map<string, Page>();
+          for (const [context, who, url, title] of pages) {
+            let page = context ? opened.get(who) : client;
+            if (!page) opened.set(who, (page = watch(await context!.newPage(), `${who} (axe)`)));
+            await page.setViewportSize(size);
+            await page.goto(`${svc.url}${url}`);
+            await heading(page, title).waitFor();
+            await page.waitForLoadState('networkidle').catch(() => {});
+            await assertAccessible(page, `${who} ${url} at ${size.width}px`);
+          }
+          for (const page of opened.values()) await page.close();
+        }
+      } finally {
+        await clientContext.close();
+      }
     });
 
     test('signing out returns to the sign-in page, and the session is gone', async () => {

@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { Link, Route, Switch, useRoute } from 'wouter';
+import { Link, Route, Switch, useLocation, useRoute } from 'wouter';
 import { api } from './api';
-import { ErrorMessage } from './components';
+import { ConnectionNotice, ErrorMessage } from './components';
 import { ROLE_LABELS } from './format';
 import { DashboardPage } from './pages/Dashboard';
 import { NewProjectPage } from './pages/NewProject';
@@ -10,8 +10,8 @@ import { ProjectPage } from './pages/Project';
 import { ProjectsPage } from './pages/Projects';
 import { SignInPage } from './pages/SignIn';
 import { TeamPage } from './pages/Team';
-import { useRealtime } from './realtime';
-import { SESSION_KEY, SessionContext, fetchSession, useUser } from './session';
+import { type Live, LiveContext, useRealtime } from './realtime';
+import { SESSION_KEY, SessionContext, endSession, fetchSession, useUser } from './session';
 
 /** The whole app: the sign-in page without a session, else the pages behind the header. */
 export function App() {
@@ -19,7 +19,8 @@ export function App() {
   const live = useRealtime(Boolean(session.data));
 
   if (session.isPending) return <p className="loading-page" role="status">Loading…</p>;
-  if (session.isError) {
+  // Only when there is nothing to show: a failed re-check of a known session keeps the pages.
+  if (session.isError && session.data === undefined) {
     return (
       <main className="narrow">
         <h1>Print orders</h1>
@@ -34,11 +35,13 @@ export function App() {
 
   return (
     <SessionContext.Provider value={session.data}>
+      <LiveContext.Provider value={live}>
       <a className="skip-link" href="#main">
         Skip to content
       </a>
       <Header live={live} />
       <main id="main" className="page" tabIndex={-1}>
+        <ConnectionNotice />
         <Switch>
           <Route path="/" component={DashboardPage} />
           <Route path="/projects" component={ProjectsPage} />
@@ -48,6 +51,7 @@ export function App() {
           <Route component={NotFoundPage} />
         </Switch>
       </main>
+      </LiveContext.Provider>
     </SessionContext.Provider>
   );
 }
@@ -63,12 +67,17 @@ function NavLink({ href, children, nested = false }: { href: string; children: s
   );
 }
 
-function Header({ live }: { live: ReturnType<typeof useRealtime> }) {
+function Header({ live }: { live: Live }) {
   const user = useUser();
+  const [, navigate] = useLocation();
   const signOut = useMutation({
     mutationFn: api.logout,
-    // A fresh page load: nothing of this session stays in memory, and no page asks with it again.
-    onSettled: () => window.location.assign('/'),
+    // Nothing of this session stays in memory, and every other window of the browser signs out too.
+    onSuccess: () => {
+      // First the session (the sign-in page replaces the app), then the address: no page of the app asks with the ended session.
+      endSession('signed-out');
+      navigate('/', { replace: true });
+    },
   });
 
   return (
@@ -85,12 +94,13 @@ function Header({ live }: { live: ReturnType<typeof useRealtime> }) {
           {user.role === 'ADMIN' && <NavLink href="/team">Team</NavLink>}
         </nav>
         <div className="account">
-          <span className={`live live-${live}`} title={live === 'live' ? 'Pages update by themselves' : 'Reconnecting to live updates'} data-testid="live">
-            {live === 'live' ? 'Live' : live === 'connecting' ? 'Connecting…' : 'Offline'}
+          <span className={`live live-${live.state}`} title={live.state === 'live' ? 'Pages update by themselves' : 'Reconnecting to live updates'} data-testid="live">
+            {live.state === 'live' ? 'Live' : live.state === 'connecting' ? 'Connecting…' : 'Offline'}
           </span>
           <span className="who">
             {user.name} <span className="muted">· {ROLE_LABELS[user.role]}</span>
           </span>
+          <ErrorMessage error={signOut.error} />
           <button type="button" className="secondary small" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
             Sign out
           </button>

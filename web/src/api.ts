@@ -19,6 +19,8 @@ export interface ProjectDetail extends Project {
   files: FileUpload[];
   /** The lifecycle actions the signed-in user may take now. */
   allowedActions: ProjectAction[];
+  /** Whether the signed-in user may change the name and description now. */
+  canEditDetails: boolean;
   /** Per document type: null when the signed-in user may upload it now, else the reason the API would refuse it. */
   uploads: Record<DocumentType, string | null>;
 }
@@ -29,7 +31,7 @@ export interface Page<T> {
 }
 
 export interface Stats {
-  projects: { total: number; byStatus: Record<ProjectStatus, number> };
+  projects: { total: number; byStatus: Record<ProjectStatus, number>; rejected: number };
   documents: { total: number; byType: Record<DocumentType, number> };
   team?: { total: number; active: number; byRole: Record<Role, number> };
 }
@@ -88,6 +90,7 @@ const query = (params: Record<string, string | number | undefined>) => {
 
 export interface ProjectFilter {
   status?: string;
+  approval?: string;
   q?: string;
   limit?: number;
   cursor?: string;
@@ -103,10 +106,10 @@ export interface NewMember {
   branch?: string;
 }
 
-export type MemberChange = Partial<{ name: string; phone: string | null; role: Role; location: string | null; branch: string | null; active: boolean; password: string }>;
+export type MemberChange = Partial<{ name: string; email: string; phone: string | null; role: Role; location: string | null; branch: string | null; active: boolean; password: string }>;
 
 export const api = {
-  session: () => request<{ user: SessionUser; expiresAt: string }>('GET', '/api/auth/session'),
+  session: () => request<{ user: SessionUser; expiresAt: string; maxUploadBytes: number }>('GET', '/api/auth/session'),
   login: (email: string, password: string) => request<{ user: SessionUser }>('POST', '/api/auth/login', { email, password }),
   logout: () => request<void>('POST', '/api/auth/logout'),
 
@@ -116,6 +119,7 @@ export const api = {
   projects: (filter: ProjectFilter) => request<Page<Project>>('GET', `/api/projects${query({ ...filter })}`),
   project: (id: string) => request<ProjectDetail>('GET', `/api/projects/${encodeURIComponent(id)}`),
   createProject: (body: { name: string; description?: string; pocId?: string }) => request<Project>('POST', '/api/projects', body),
+  editDetails: (id: string, body: { name?: string; description?: string | null }) => request<Project>('PATCH', `/api/projects/${encodeURIComponent(id)}/details`, body),
   act: (id: string, action: ProjectAction, note?: string) =>
     request<Project>('POST', `/api/projects/${encodeURIComponent(id)}/${action}`, note ? { note } : {}),
 

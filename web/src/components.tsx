@@ -1,7 +1,11 @@
-import { type ReactNode, useEffect, useId, useRef } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { type ReactNode, useEffect, useId, useRef, useSyncExternalStore } from 'react';
 import { Link } from 'wouter';
-import { type ActivityEntry, ApiError, type ProjectStatus } from './api';
-import { STATUS_LABELS, activityLabel, formatBytes, formatDateTime, personName } from './format';
+import { type ActivityEntry, ApiError, type Project } from './api';
+import { FIELD_LABELS } from '../../src/domain/labels';
+import { STAGE_LABELS, activityLabel, formatBytes, formatDateTime, personName, stageOf } from './format';
+import { isOutage } from './query';
+import { useLive } from './realtime';
 import { useUser } from './session';
 
 /** The page's title in the tab and its one h1, which takes the focus when the page opens (for keyboard and screen reader users). */
@@ -33,8 +37,53 @@ export function ErrorMessage({ error, id }: { error: unknown; id?: string }) {
   );
 }
 
-export function StatusBadge({ status }: { status: ProjectStatus }) {
-  return <span className={`badge badge-${status.toLowerCase()}`}>{STATUS_LABELS[status]}</span>;
+/** The project's stage: its status, or Rejected for a request an admin has rejected. */
+export function StatusBadge({ project }: { project: Pick<Project, 'status' | 'approval'> }) {
+  const stage = stageOf(project);
+  return <span className={`badge badge-${stage.toLowerCase()}`}>{STAGE_LABELS[stage]}</span>;
+}
+
+/**
+ * A query that has nothing to show: its error, and a way to ask again. (A query that has data
+ * keeps showing it; an outage is announced once, by ConnectionNotice.)
+ */
+export function QueryError({ query, what }: { query: { error: unknown; refetch: () => unknown; isFetching: boolean }; what: string }) {
+  if (!query.error) return null;
+  return (
+    <div className="error" role="alert">
+      <p className="error-text">{isOutage(query.error) ? `${what} could not be loaded: the service cannot be reached.` : errorText(query.error)}</p>
+      <button type="button" className="secondary small" onClick={() => void query.refetch()} aria-disabled={query.isFetching}>
+        {query.isFetching ? 'Trying…' : 'Try again'}
+      </button>
+    </div>
+  );
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Whether some request on screen failed because the service could not be reached. */
+function useOutage(): boolean {
+  const queryClient = useQueryClient();
+  const cache = queryClient.getQueryCache();
+  return useSyncExternalStore(
+    (l) => cache.subscribe(l),
+    () => cache.getAll().some((q) => q.state.status === 'error' && isOutage(q.state.error) && q.getObserversCount() > 0),
+  );
+}
+
+/** "Connection lost, retrying": the pages keep their last data meanwhile, and refresh by themselves once it is back. */
+export function ConnectionNotice() {
+  const live = useLive();
+  const outage = useOutage();
+  if (live.state !== 'reconnecting' && !outage) return null;
+  return (
+    <div className="connection-notice" role="status" data-testid="connection-notice">
+      <span>Connection to the service lost. What you see may be out of date; retrying by itself.</span>
+      <button type="button" className="secondary small" onClick={live.retry}>
+        Retry now
+      </button>
+    </div>
+  );
 }
 
 interface FieldProps {
@@ -66,9 +115,12 @@ export function Field({ label, error, hint, children }: FieldProps) {
   );
 }
 
+/** The field a message starts with ("Name is required" → name), by the labels the API uses. */
+const FIELD_BY_LABEL = new Map(Object.entries(FIELD_LABELS).map(([field, label]) => [label.toLowerCase(), field]));
+
 /**
- * Places an API refusal next to the field it is about: "Email already exists" by the email, "name
- * must not be empty" by the name, "Name, email and password are required" by each of those left
+ * Places an API refusal next to the field it is about: "Email already exists" by the email, "Name
+ * is required" by the name, "Name, email and password are required" by each of those left
  * blank. Anything else belongs to the whole form.
  */
 export function placeError(err: unknown, values: Record<string, string>): { fields: Record<string, string>; form: string | null } {
@@ -79,8 +131,9 @@ export function placeError(err: unknown, values: Record<string, string>): { fiel
     const blank = ['name', 'email', 'password'].filter((f) => !values[f]?.trim());
     if (blank.length) return { fields: Object.fromEntries(blank.map((f) => [f, message])), form: null };
   }
-  const first = /^(\w+)\s/.exec(message)?.[1];
-  if (first && first in values) return { fields: { [first]: message }, form: null };
+  for (const [label, field] of FIELD_BY_LABEL) {
+    if (message.toLowerCase().startsWith(`${label} `) && field in values) return { fields: { [field]: message }, form: null };
+  }
   if (err instanceof ApiError && /last active admin/i.test(message) && 'role' in values) return { fields: { role: message }, form: null };
   return { fields: {}, form: message };
 }

@@ -1,4 +1,4 @@
-import type { DocumentType, PiStatus, ProjectAction, ProjectStatus, Role } from './api';
+import type { DocumentType, PiStatus, Project, ProjectAction, ProjectStatus, Role } from './api';
 
 /** Dates and numbers in the reader's own locale (the browser's, never a fixed one). */
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -30,6 +30,22 @@ export const STATUS_LABELS: Record<ProjectStatus, string> = {
   CANCELLED: 'Cancelled',
 };
 
+/** A project's stage as people follow it: its status, with a rejected request told apart from one awaiting a decision. */
+export type Stage = ProjectStatus | 'REJECTED';
+export const STAGES: Stage[] = ['REQUESTED', 'REJECTED', 'APPROVED', 'PRINTING', 'DISPATCHED', 'DELIVERED', 'CANCELLED'];
+export const stageOf = (p: Pick<Project, 'status' | 'approval'>): Stage => (p.status === 'REQUESTED' && p.approval?.status === 'REJECTED' ? 'REJECTED' : p.status);
+export const STAGE_LABELS: Record<Stage, string> = { ...STATUS_LABELS, REQUESTED: 'Awaiting approval', REJECTED: 'Rejected' };
+/** The list filter of each stage (GET /api/projects). */
+export const STAGE_FILTERS: Record<Stage, { status: ProjectStatus; approval?: 'PENDING' | 'REJECTED' }> = {
+  REQUESTED: { status: 'REQUESTED', approval: 'PENDING' },
+  REJECTED: { status: 'REQUESTED', approval: 'REJECTED' },
+  APPROVED: { status: 'APPROVED' },
+  PRINTING: { status: 'PRINTING' },
+  DISPATCHED: { status: 'DISPATCHED' },
+  DELIVERED: { status: 'DELIVERED' },
+  CANCELLED: { status: 'CANCELLED' },
+};
+
 export const PI_LABELS: Record<PiStatus, string> = {
   PENDING: 'Not submitted',
   SUBMITTED: 'Submitted, awaiting verification',
@@ -43,6 +59,9 @@ export const DOCUMENT_LABELS: Record<DocumentType, string> = {
   INVOICE: 'Invoice',
 };
 
+/** "uploaded as a purchase order". */
+export const DOCUMENT_AS: Record<DocumentType, string> = { PO: 'a purchase order (PO)', CHALLAN: 'a delivery note (challan)', INVOICE: 'an invoice' };
+
 /** The short names, where space is tight (the dashboard's tiles). */
 export const DOCUMENT_SHORT_LABELS: Record<DocumentType, string> = { PO: 'PO', CHALLAN: 'Challan', INVOICE: 'Invoice' };
 
@@ -53,6 +72,7 @@ export const ROLE_CHOICES: Record<Role, string> = { ADMIN: 'Admin', POC: 'POC (p
 export const ACTION_LABELS: Record<ProjectAction, string> = {
   approve: 'Approve',
   reject: 'Reject',
+  resubmit: 'Ask for approval again',
   'submit-pi': 'Submit PI',
   'verify-pi': 'Verify PI',
   'reject-pi': 'Reject PI',
@@ -67,6 +87,7 @@ const ACTIVITY_LABELS: Record<string, string> = {
   PROJECT_UPDATED: 'corrected the project',
   PROJECT_APPROVED: 'approved the project',
   PROJECT_REJECTED: 'rejected the project',
+  APPROVAL_REQUESTED: 'asked for approval again',
   PI_SUBMITTED: 'submitted the PI',
   PI_VERIFIED: 'verified the PI',
   PI_REJECTED: 'rejected the PI',
@@ -87,3 +108,20 @@ export const personName = (id: string | null, name: string | null, me: { id: str
 
 /** "approved the project", or the action's own name for one this app does not know yet. */
 export const activityLabel = (action: string) => ACTIVITY_LABELS[action] ?? action.toLowerCase().replace(/_/g, ' ');
+
+/**
+ * Why a document cannot be uploaded now, naming what actually stands in the way (the API's own
+ * message names only the first rule that fails, which for a cancelled project is "after approval").
+ * null when nothing does.
+ */
+export function uploadBlocker(p: Pick<Project, 'status' | 'approval' | 'piStatus'>, type: DocumentType, isAdmin: boolean, apiReason: string | null): string | null {
+  if (apiReason === null) return null;
+  if (p.status === 'CANCELLED') return 'The project is cancelled: no documents can be added.';
+  if (!isAdmin && p.status === 'REQUESTED') {
+    return p.approval?.status === 'REJECTED' ? 'The project was rejected: correct it and ask for approval again.' : 'The project is waiting for an admin’s approval.';
+  }
+  if (!isAdmin && p.piStatus !== 'VERIFIED') return `The PI must be verified first (now: ${PI_LABELS[p.piStatus].toLowerCase()}).`;
+  if (type === 'PO' && p.status === 'REQUESTED') return 'A PO can be added once the project is approved.';
+  if (type !== 'PO') return `${type === 'CHALLAN' ? 'A challan' : 'An invoice'} can be added once the project is dispatched (now: ${STATUS_LABELS[p.status].toLowerCase()}).`;
+  return apiReason;
+}

@@ -43,9 +43,16 @@ export async function authRoutes(app: App, { deps, hooks }: RouteContext) {
       schema: {
         tags: ['sessions'],
         summary: 'The signed-in user',
-        response: { 200: Type.Object({ user: SessionUser, expiresAt: Type.String({ format: 'date-time' }) }), 401: errorRef },
+        response: {
+          200: Type.Object({
+            user: SessionUser,
+            expiresAt: Type.String({ format: 'date-time' }),
+            maxUploadBytes: Type.Integer({ description: 'MAX_UPLOAD_BYTES: larger files are refused (413), so clients can refuse them before sending' }),
+          }),
+          401: errorRef,
+        },
       },
     },
-    async (req) => ({ user: presentSessionUser(req.user!), expiresAt: req.sessionExpiresAt! }),
+    async (req) => ({ user: presentSessionUser(req.user!), expiresAt: req.sessionExpiresAt!, maxUploadBytes: deps.config.maxUploadBytes }),
   );
 }

@@ -1,7 +1,7 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { createProject, getProject, listProjects, patchProject, runProjectAction } from '../../actions/projects.js';
-import { DOCUMENT_TYPES, PROJECT_STATUSES, type Actor, type Project as ProjectModel } from '../../domain/model.js';
-import { PROJECT_ACTIONS, type ProjectAction, availableActions } from '../../domain/project-lifecycle.js';
+import { createProject, editProjectDetails, getProject, listProjects, patchProject, runProjectAction } from '../../actions/projects.js';
+import { APPROVAL_STATUSES, DOCUMENT_TYPES, PROJECT_STATUSES, type Actor, type ApprovalStatus, type Project as ProjectModel } from '../../domain/model.js';
+import { PROJECT_ACTIONS, type ProjectAction, availableActions, decideDetailsEdit } from '../../domain/project-lifecycle.js';
 import { uploadRefusal } from '../../domain/upload-policy.js';
 import { presentFile, presentProject } from '../../presenters/index.js';
 import { actorOf } from '../session.js';
@@ -19,7 +19,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
       schema: {
         tags: ['projects'],
         summary: 'Create a project (status REQUESTED); an ADMIN may name its POC',
-        body: Type.Object({ name: Type.String({ minLength: 1 }), description: Type.Optional(NullableString()), pocId: Type.Optional(Type.String()) }),
+        body: Type.Object({ name: Type.String(), description: Type.Optional(NullableString()), pocId: Type.Optional(Type.String()) }),
         response: { 201: Project, 400: errorRef, 401: errorRef },
       },
     },
@@ -36,6 +36,9 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
         querystring: Type.Object({
           status: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...PROJECT_STATUSES] })),
           pocId: Type.Optional(Type.String()),
+          approval: Type.Optional(
+            Type.Unsafe<string>({ type: 'string', enum: [...APPROVAL_STATUSES], description: 'approval status; PENDING also matches projects without a decision yet' }),
+          ),
           q: Type.Optional(Type.String({ description: 'name contains (case-insensitive)' })),
           limit: Limit,
           cursor: Type.Optional(Type.String()),
@@ -44,8 +47,15 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
       },
     },
     async (req) => {
-      const { status, pocId, q, limit, cursor } = req.query;
-      const result = await listProjects(deps, actorOf(req), { status: status as ProjectModel['status'] | undefined, pocId, q, limit: limit ?? 50, cursor });
+      const { status, pocId, approval, q, limit, cursor } = req.query;
+      const result = await listProjects(deps, actorOf(req), {
+        status: status as ProjectModel['status'] | undefined,
+        approval: approval as ApprovalStatus | undefined,
+        pocId,
+        q,
+        limit: limit ?? 50,
+        cursor,
+      });
       return { items: result.items.map(presentProject), nextCursor: result.nextCursor };
     },
   );
@@ -88,13 +98,28 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
     async (req) => presentProject(await patchProject(deps, actorOf(req), req.params.id, req.body, log)),
   );
 
+  app.patch(
+    '/api/projects/:id/details',
+    {
+      onRequest: hooks.requireSession,
+      schema: {
+        tags: ['projects'],
+        summary: 'Change the name and description: an ADMIN, or the owner while the request awaits a decision or is rejected',
+        params: IdParams,
+        body: Type.Object({ name: Type.Optional(Type.String()), description: Type.Optional(NullableString()) }, { additionalProperties: false }),
+        response: { 200: Project, 400: errorRef, 401: errorRef, 404: errorRef, 409: errorRef },
+      },
+    },
+    async (req) => presentProject(await editProjectDetails(deps, actorOf(req), req.params.id, req.body, log)),
+  );
+
   app.post(
     '/api/projects/:id/:action',
     {
       onRequest: hooks.requireSession,
       schema: {
         tags: ['projects'],
-        summary: 'Take a lifecycle action: approve, reject, submit-pi, verify-pi, reject-pi, start-printing, dispatch, deliver, cancel',
+        summary: `Take a lifecycle action: ${PROJECT_ACTIONS.join(', ')}`,
         params: Type.Object({ id: Type.String(), action: Type.Unsafe<ProjectAction>({ type: 'string', enum: [...PROJECT_ACTIONS] }) }),
         description: 'Optional JSON body {"note": "..."}: kept with an approval or rejection and in the activity entry.',
         response: { 200: Project, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef },
@@ -112,6 +137,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
 function permissions(actor: Actor, project: ProjectModel) {
   return {
     allowedActions: availableActions(actor, project),
+    canEditDetails: decideDetailsEdit(actor, project) === null,
     uploads: Object.fromEntries(DOCUMENT_TYPES.map((t) => [t, uploadRefusal(actor, project, t)?.message ?? null])),
   };
 }

@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
-import { DOCUMENT_TYPES, PROJECT_STATUSES, ROLES, api } from '../api';
-import { ActivityList, ErrorMessage, PageTitle } from '../components';
-import { DOCUMENT_SHORT_LABELS, ROLE_LABELS, STATUS_LABELS, formatNumber } from '../format';
+import { DOCUMENT_TYPES, ROLES, type Stats, api } from '../api';
+import { ActivityList, PageTitle, QueryError, StatusBadge } from '../components';
+import { DOCUMENT_SHORT_LABELS, ROLE_LABELS, STAGES, STAGE_LABELS, type Stage, formatDate, formatNumber, personName } from '../format';
 import { useUser } from '../session';
 
 function Tile({ label, value, href, testId }: { label: string; value: number; href?: string; testId: string }) {
@@ -14,21 +14,71 @@ function Tile({ label, value, href, testId }: { label: string; value: number; hr
   );
 }
 
-/** Counts by status and type (live: they refresh on stats-updated) and the latest activity. */
+/** Projects at each stage: a rejected request is counted apart from those awaiting a decision. */
+const stageCount = (stats: Stats, stage: Stage): number =>
+  stage === 'REJECTED' ? stats.projects.rejected : stage === 'REQUESTED' ? stats.projects.byStatus.REQUESTED - stats.projects.rejected : stats.projects.byStatus[stage];
+
+/** Counts by stage and type (live: they refresh on stats-updated), what awaits the user, and the latest activity. */
 export function DashboardPage() {
   const user = useUser();
+  const isAdmin = user.role === 'ADMIN';
   const stats = useQuery({ queryKey: ['stats'], queryFn: api.stats });
   const activity = useQuery({ queryKey: ['activity', { limit: 10 }], queryFn: () => api.activity({ limit: 10 }) });
   // Project names for the activity list (the entries carry the project's id, not its name).
   const projects = useQuery({ queryKey: ['projects', { limit: 200 }], queryFn: () => api.projects({ limit: 200 }) });
   const projectName = (id: string) => projects.data?.items.find((p) => p.id === id)?.name;
+  // Admins decide on requests; an owner corrects what was rejected.
+  const waitingFilter = isAdmin ? { status: 'REQUESTED', approval: 'PENDING' } : { status: 'REQUESTED', approval: 'REJECTED' };
+  const waiting = useQuery({ queryKey: ['projects', { ...waitingFilter, limit: 10 }], queryFn: () => api.projects({ ...waitingFilter, limit: 10 }) });
+  const empty = stats.data?.projects.total === 0;
 
   return (
     <>
       <PageTitle>Dashboard</PageTitle>
-      <p className="muted lead">Welcome, {user.name}. {user.role === 'ADMIN' ? 'Figures cover every project.' : 'Figures cover your projects.'}</p>
-      <ErrorMessage error={stats.error} />
+      <p className="muted lead">
+        Welcome, {user.name}. {isAdmin ? 'Figures cover every project.' : 'Figures cover your projects.'}
+      </p>
+      {empty && (
+        <div className="notice" data-testid="getting-started">
+          <p>
+            <strong>No projects yet.</strong>{' '}
+            {isAdmin ? (
+              <>
+                Start by adding the people who will work with you on the <Link href="/team">Team</Link> page, then{' '}
+                <Link href="/projects/new">create the first project</Link> for one of them.
+              </>
+            ) : (
+              <>
+                <Link href="/projects/new">Request your first project</Link>; an admin approves it, and you can then add its documents.
+              </>
+            )}
+          </p>
+        </div>
+      )}
+      {!stats.data && <QueryError query={stats} what="The figures" />}
       {stats.isPending && <p className="muted">Loading figures…</p>}
+      {waiting.data && waiting.data.items.length > 0 && (
+        <section className="card" aria-labelledby="waiting-title" data-testid="waiting">
+          <h2 id="waiting-title">{isAdmin ? 'Awaiting your decision' : 'Rejected: correct and ask again'}</h2>
+          <ul className="queue">
+            {waiting.data.items.map((p) => (
+              <li key={p.id}>
+                <Link href={`/projects/${p.id}`} className="strong-link">
+                  {p.name}
+                </Link>
+                <span className="muted small-text">
+                  {isAdmin ? `${personName(p.pocId, p.pocName, user) ?? 'Someone'} · ` : ''}
+                  <time dateTime={p.createdAt}>{formatDate(p.createdAt)}</time>
+                </span>
+                <StatusBadge project={p} />
+              </li>
+            ))}
+          </ul>
+          {waiting.data.nextCursor && (
+            <Link href={`/projects?status=${isAdmin ? 'REQUESTED' : 'REJECTED'}`}>See them all</Link>
+          )}
+        </section>
+      )}
       {stats.data && (
         <div className="dashboard-grid">
           <section className="card" aria-labelledby="projects-stats">
@@ -36,8 +86,8 @@ export function DashboardPage() {
               Projects <span className="count">{formatNumber(stats.data.projects.total)}</span>
             </h2>
             <dl className="tiles">
-              {PROJECT_STATUSES.map((s) => (
-                <Tile key={s} label={STATUS_LABELS[s]} value={stats.data.projects.byStatus[s] ?? 0} href={`/projects?status=${s}`} testId={`projects-${s}`} />
+              {STAGES.map((s) => (
+                <Tile key={s} label={STAGE_LABELS[s]} value={stageCount(stats.data, s)} href={`/projects?status=${s}`} testId={`projects-${s}`} />
               ))}
             </dl>
           </section>
@@ -54,7 +104,10 @@ export function DashboardPage() {
           {stats.data.team && (
             <section className="card" aria-labelledby="team-stats">
               <h2 id="team-stats">
-                Team <span className="count">{formatNumber(stats.data.team.active)} active</span>
+                Team{' '}
+                <span className="count" data-testid="team-count">
+                  {formatNumber(stats.data.team.total)} {stats.data.team.total === 1 ? 'member' : 'members'}, {formatNumber(stats.data.team.active)} active
+                </span>
               </h2>
               <dl className="tiles">
                 {ROLES.map((r) => (
@@ -67,7 +120,7 @@ export function DashboardPage() {
       )}
       <section className="card" aria-labelledby="recent-activity">
         <h2 id="recent-activity">Recent activity</h2>
-        <ErrorMessage error={activity.error} />
+        {!activity.data && <QueryError query={activity} what="The activity" />}
         {activity.data && <ActivityList entries={activity.data.items} projectName={projectName} />}
       </section>
     </>

@@ -4,6 +4,7 @@ import { Link, useLocation } from 'wouter';
 import { api } from '../api';
 import { ErrorMessage, Field, PageTitle, placeError } from '../components';
 import { ROLE_LABELS } from '../format';
+import { MAX_LENGTH } from '../../../src/domain/limits';
 import { useUser } from '../session';
 
 /** Create a project: anyone for themselves; an admin for any active member. */
@@ -41,10 +42,10 @@ export function NewProjectPage() {
       <PageTitle>New project</PageTitle>
       <form className="card form" onSubmit={submit} noValidate>
         <Field label="Name" error={fields.name}>
-          {(p) => <input {...p} value={values.name} onChange={set('name')} autoComplete="off" />}
+          {(p) => <input {...p} value={values.name} onChange={set('name')} autoComplete="off" maxLength={MAX_LENGTH.name} />}
         </Field>
         <Field label="Description (optional)" error={fields.description}>
-          {(p) => <textarea {...p} rows={3} value={values.description} onChange={set('description')} />}
+          {(p) => <textarea {...p} rows={3} value={values.description} onChange={set('description')} maxLength={MAX_LENGTH.description} />}
         </Field>
         {isAdmin && (
           <Field label="Point of contact" error={fields.pocId} hint="The member who owns the project and uploads its documents.">

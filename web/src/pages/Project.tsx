@@ -2,16 +2,18 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type DragEvent, type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { ApiError, DOCUMENT_TYPES, type DocumentType, type ProjectAction, type ProjectDetail, type Upload, api, uploadDocument } from '../api';
-import { ActivityList, ErrorMessage, PageTitle, StatusBadge } from '../components';
-import { ACTION_LABELS, DOCUMENT_LABELS, PI_LABELS, formatBytes, formatDateTime, personName } from '../format';
-import { useUser } from '../session';
+import { ActivityList, ErrorMessage, Field, PageTitle, QueryError, StatusBadge, placeError } from '../components';
+import { MAX_LENGTH } from '../../../src/domain/limits';
+import { ACTION_LABELS, DOCUMENT_AS, DOCUMENT_LABELS, PI_LABELS, STAGE_LABELS, formatBytes, formatDateTime, personName, stageOf, uploadBlocker } from '../format';
+import { useSession, useUser } from '../session';
 
 /** One project: its state, what the user may do now, its documents, an upload area and its activity. */
 export function ProjectPage({ id }: { id: string }) {
   const project = useQuery({ queryKey: ['project', id], queryFn: () => api.project(id) });
 
   if (project.isPending) return <p className="muted">Loading the project…</p>;
-  if (project.isError) {
+  // A failed refresh keeps the project on screen (ConnectionNotice says the service is away); only without any data is this the page.
+  if (!project.data) {
     const notFound = project.error instanceof ApiError && project.error.status === 404;
     return (
       <>
@@ -19,7 +21,7 @@ export function ProjectPage({ id }: { id: string }) {
           <Link href="/projects">← Projects</Link>
         </p>
         <PageTitle>{notFound ? 'Project not found' : 'The project could not be loaded'}</PageTitle>
-        <ErrorMessage error={project.error} />
+        {notFound ? <p>There is no project at this address that you may see. It may belong to someone else.</p> : <QueryError query={project} what="The project" />}
       </>
     );
   }
@@ -30,7 +32,8 @@ export function ProjectPage({ id }: { id: string }) {
         <Link href="/projects">← Projects</Link>
       </p>
       <PageTitle>{p.name}</PageTitle>
-      {p.description && <p className="lead">{p.description}</p>}
+      {p.description && <p className="lead description">{p.description}</p>}
+      {p.canEditDetails && <EditDetails project={p} />}
       <div className="project-grid">
         <div className="stack">
           <Summary project={p} />
@@ -57,7 +60,7 @@ function Summary({ project: p }: { project: ProjectDetail }) {
         <div>
           <dt>Status</dt>
           <dd data-testid="project-status">
-            <StatusBadge status={p.status} />
+            <StatusBadge project={p} />
           </dd>
         </div>
         <div>
@@ -94,9 +97,77 @@ function Summary({ project: p }: { project: ProjectDetail }) {
   );
 }
 
+/** Change the name and description: the owner while the request is open (to correct a rejected one), an admin always. */
+function EditDetails({ project: p }: { project: ProjectDetail }) {
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const [values, setValues] = useState({ name: p.name, description: p.description ?? '' });
+  const [saved, setSaved] = useState<string | null>(null);
+  const toggleRef = useRef<HTMLButtonElement>(null);
+  const set = (field: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [field]: e.target.value }));
+  const save = useMutation({
+    mutationFn: () => api.editDetails(p.id, { name: values.name, description: values.description.trim() ? values.description : null }),
+    onSuccess: (updated) => {
+      setOpen(false);
+      setSaved(updated.updatedAt);
+      toggleRef.current?.focus();
+      void queryClient.invalidateQueries({ queryKey: ['project', p.id] });
+    },
+  });
+  const { fields, form } = placeError(save.error, values);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!save.isPending) save.mutate();
+  };
+  const rejected = stageOf(p) === 'REJECTED';
+  return (
+    <div className="edit-details">
+      <button
+        type="button"
+        ref={toggleRef}
+        className="secondary small"
+        aria-expanded={open}
+        onClick={() => {
+          setValues({ name: p.name, description: p.description ?? '' });
+          setSaved(null);
+          save.reset();
+          setOpen((o) => !o);
+        }}
+      >
+        Edit name and description
+      </button>
+      {saved === p.updatedAt && (
+        <p className="success" role="status">
+          Saved.{rejected ? ' When it is right, ask for approval again below.' : ''}
+        </p>
+      )}
+      {open && (
+        <form className="card form" onSubmit={submit} noValidate aria-label="Edit name and description">
+          <Field label="Name" error={fields.name} hint={`Up to ${MAX_LENGTH.name} characters.`}>
+            {(props) => <input {...props} value={values.name} onChange={set('name')} autoComplete="off" maxLength={MAX_LENGTH.name} autoFocus />}
+          </Field>
+          <Field label="Description (optional)" error={fields.description}>
+            {(props) => <textarea {...props} rows={3} value={values.description} onChange={set('description')} maxLength={MAX_LENGTH.description} />}
+          </Field>
+          <ErrorMessage error={form} />
+          <div className="form-actions">
+            <button type="submit" className="primary" aria-disabled={save.isPending}>
+              {save.isPending ? 'Saving…' : 'Save'}
+            </button>
+            <button type="button" className="secondary" onClick={() => setOpen(false)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+    </div>
+  );
+}
+
 const DONE: Record<ProjectAction, string> = {
   approve: 'The project is approved.',
   reject: 'The project is rejected.',
+  resubmit: 'The project is sent to the admins for approval again.',
   'submit-pi': 'The PI is submitted for verification.',
   'verify-pi': 'The PI is verified.',
   'reject-pi': 'The PI is rejected.',
@@ -106,7 +177,7 @@ const DONE: Record<ProjectAction, string> = {
   cancel: 'The project is cancelled.',
 };
 const DANGER = new Set<ProjectAction>(['reject', 'reject-pi', 'cancel']);
-const WITH_NOTE = new Set<ProjectAction>(['approve', 'reject', 'reject-pi', 'cancel']);
+const WITH_NOTE = new Set<ProjectAction>(['approve', 'reject', 'resubmit', 'reject-pi', 'cancel']);
 
 /** The lifecycle actions the API says the user may take now (allowedActions), with an optional note. */
 function Actions({ project: p }: { project: ProjectDetail }) {
@@ -114,7 +185,13 @@ function Actions({ project: p }: { project: ProjectDetail }) {
   const noteId = useId();
   const [note, setNote] = useState('');
   const [confirming, setConfirming] = useState(false);
-  const [done, setDone] = useState<string | null>(null);
+  /**
+   * A confirmation or a refusal is about the project as it was then: each keeps the project's
+   * updatedAt it belongs to, and is shown only while the project is still that one. A live change
+   * (someone else's action) makes it disappear instead of contradicting the page.
+   */
+  const [done, setDone] = useState<{ text: string; at: string } | null>(null);
+  const [refusal, setRefusal] = useState<{ error: unknown; at: string } | null>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
   const doneRef = useRef<HTMLParagraphElement>(null);
   // The button just used is gone once the project moves on: keep the keyboard focus in this section.
@@ -123,13 +200,23 @@ function Actions({ project: p }: { project: ProjectDetail }) {
   }, [done]);
   const act = useMutation({
     mutationFn: (action: ProjectAction) => api.act(p.id, action, note.trim() || undefined),
-    onMutate: () => setDone(null),
-    onSuccess: (_project, action) => {
-      setDone(DONE[action]);
+    onMutate: () => {
+      setDone(null);
+      setRefusal(null);
+    },
+    onSuccess: (updated, action) => {
+      setDone({ text: DONE[action], at: updated.updatedAt });
       setNote('');
       setConfirming(false);
+      void queryClient.invalidateQueries({ queryKey: ['project', p.id] });
     },
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['project', p.id] }),
+    onError: async (error) => {
+      setConfirming(false);
+      // Refused because the page was behind? Catch up first, then say it against what is now on screen.
+      await queryClient.refetchQueries({ queryKey: ['project', p.id] });
+      const now = queryClient.getQueryData<ProjectDetail>(['project', p.id]);
+      setRefusal({ error, at: now?.updatedAt ?? p.updatedAt });
+    },
   });
   const actions = p.allowedActions;
   const take = (action: ProjectAction) => {
@@ -187,10 +274,18 @@ function Actions({ project: p }: { project: ProjectDetail }) {
           )}
         </>
       )}
-      <ErrorMessage error={act.error} />
-      {done && (
+      {refusal && refusal.at === p.updatedAt && (
+        <p className="error" role="alert">
+          {refusal.error instanceof ApiError && refusal.error.status === 409
+            ? `That could not be done: the project is now ${STAGE_LABELS[stageOf(p)].toLowerCase()}${p.piStatus !== 'PENDING' ? `, PI ${PI_LABELS[p.piStatus].toLowerCase()}` : ''}. The buttons above are what you can do now.`
+            : refusal.error instanceof Error
+              ? refusal.error.message
+              : String(refusal.error)}
+        </p>
+      )}
+      {done && done.at === p.updatedAt && (
         <p className="success" role="status" ref={doneRef} tabIndex={-1}>
-          {done}
+          {done.text}
         </p>
       )}
     </section>
@@ -241,6 +336,8 @@ type Progress = { loaded: number; total: number; filename: string };
  */
 function UploadArea({ project: p }: { project: ProjectDetail }) {
   const queryClient = useQueryClient();
+  const { user, maxUploadBytes } = useSession();
+  const isAdmin = user.role === 'ADMIN';
   const inputRef = useRef<HTMLInputElement>(null);
   const uploadRef = useRef<Upload | null>(null);
   const [chosenType, setChosenType] = useState<DocumentType | null>(null);
@@ -259,10 +356,17 @@ function UploadArea({ project: p }: { project: ProjectDetail }) {
   const canUpload = Boolean(type && file && !uploading);
 
   const choose = (f: File | null | undefined) => {
-    setFile(f ?? null);
-    setError(null);
     setUploaded(null);
     setProgress(null);
+    // Refused before a byte is sent: the service would answer 413 only after receiving the limit's worth.
+    if (f && f.size > maxUploadBytes) {
+      setFile(null);
+      if (inputRef.current) inputRef.current.value = '';
+      setError(`${f.name} is ${formatBytes(f.size)}, larger than the upload limit of ${formatBytes(maxUploadBytes)}. Choose a smaller file.`);
+      return;
+    }
+    setFile(f ?? null);
+    setError(null);
   };
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
@@ -278,21 +382,32 @@ function UploadArea({ project: p }: { project: ProjectDetail }) {
     setUploaded(null);
     setUploading(true);
     setProgress({ loaded: 0, total: file.size, filename: file.name });
+    const seenAt = p.updatedAt;
     const upload = uploadDocument(p.id, type, file, (loaded, total) => setProgress({ loaded, total, filename: file.name }));
     uploadRef.current = upload;
     try {
       const result = await upload.done;
       setProgress((cur) => (cur ? { ...cur, loaded: cur.total } : cur));
-      setUploaded(`${result.filename} (${formatBytes(result.size)}) is uploaded as ${DOCUMENT_LABELS[type].toLowerCase()}.`);
+      setUploaded(`${result.filename} (${formatBytes(result.size)}) is uploaded as ${DOCUMENT_AS[type]}.`);
       setFile(null);
       if (inputRef.current) inputRef.current.value = '';
     } catch (err) {
       setProgress(null);
-      setError(err instanceof Error ? err.message : 'Upload failed');
+      const message = err instanceof Error ? err.message : 'Upload failed';
+      // A refusal from a page that was behind: catch up, and say what changed rather than contradict the page.
+      if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 413) {
+        await queryClient.refetchQueries({ queryKey: ['project', p.id] }).catch(() => {});
+        const now = queryClient.getQueryData<ProjectDetail>(['project', p.id]);
+        if (now && now.updatedAt !== seenAt) {
+          setError(`${message}. The project changed meanwhile: it is now ${STAGE_LABELS[stageOf(now)].toLowerCase()}.`);
+          return;
+        }
+      }
+      setError(message);
     } finally {
       uploadRef.current = null;
       setUploading(false);
-      // Whatever happened, show the documents and the rules as they are now.
+      // Whatever happened, show the documents and the rules as they are now (a failure keeps the answer shown above).
       void queryClient.invalidateQueries({ queryKey: ['project', p.id] });
     }
   };
@@ -306,7 +421,7 @@ function UploadArea({ project: p }: { project: ProjectDetail }) {
         <fieldset className="types">
           <legend>Document type</legend>
           {DOCUMENT_TYPES.map((t) => {
-            const reason = p.uploads[t];
+            const reason = uploadBlocker(p, t, isAdmin, p.uploads[t]);
             return (
               <div key={t} className={reason ? 'type-option disabled' : 'type-option'}>
                 <input
@@ -344,7 +459,10 @@ function UploadArea({ project: p }: { project: ProjectDetail }) {
               onDrop={onDrop}
             >
               <label htmlFor="upload-file">Drop a file here, or choose one</label>
-              <input id="upload-file" ref={inputRef} type="file" disabled={uploading} onChange={(e) => choose(e.target.files?.[0])} />
+              <p className="hint" id="upload-limit">
+                Up to {formatBytes(maxUploadBytes)}.
+              </p>
+              <input id="upload-file" ref={inputRef} type="file" disabled={uploading} onChange={(e) => choose(e.target.files?.[0])} aria-describedby="upload-limit" />
               {file && (
                 <p className="small-text" data-testid="chosen-file">
                   {file.name} · {formatBytes(file.size)}
@@ -394,7 +512,7 @@ function ProjectActivity({ id }: { id: string }) {
   return (
     <section className="card" aria-labelledby="activity-title">
       <h2 id="activity-title">Activity</h2>
-      <ErrorMessage error={activity.error} />
+      {!activity.data && <QueryError query={activity} what="The activity" />}
       {activity.isPending && <p className="muted">Loading…</p>}
       {activity.data && <ActivityList entries={activity.data.items} />}
     </section>

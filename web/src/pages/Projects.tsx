@@ -1,9 +1,9 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'wouter';
-import { PROJECT_STATUSES, type ProjectStatus, api } from '../api';
-import { ErrorMessage, PageTitle, StatusBadge } from '../components';
-import { PI_LABELS, STATUS_LABELS, formatDate, personName } from '../format';
+import { type Stats, api } from '../api';
+import { PageTitle, QueryError, StatusBadge } from '../components';
+import { PI_LABELS, STAGES, STAGE_FILTERS, STAGE_LABELS, type Stage, formatDate, formatNumber, personName } from '../format';
 import { useUser } from '../session';
 
 const PAGE_SIZE = 20;
@@ -12,17 +12,20 @@ const PAGE_SIZE = 20;
 export function ProjectsPage() {
   const user = useUser();
   const [params, setParams] = useSearchParams();
-  const status = PROJECT_STATUSES.find((s) => s === params.get('status')) ?? '';
+  const status = STAGES.find((s) => s === params.get('status')) ?? '';
   const q = params.get('q') ?? '';
   const [search, setSearch] = useState(q);
 
   const projects = useInfiniteQuery({
     queryKey: ['projects', { status, q }],
-    queryFn: ({ pageParam }) => api.projects({ status, q, limit: PAGE_SIZE, cursor: pageParam }),
+    queryFn: ({ pageParam }) => api.projects({ ...(status ? STAGE_FILTERS[status] : {}), q, limit: PAGE_SIZE, cursor: pageParam }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
   const items = projects.data?.pages.flatMap((p) => p.items) ?? [];
+  // The total, from the dashboard's figures, when the list is not narrowed by a search.
+  const stats = useQuery({ queryKey: ['stats'], queryFn: api.stats, enabled: !q });
+  const total = !q && stats.data ? totalOf(stats.data, status) : null;
 
   const setFilter = (next: { status?: string; q?: string }) => {
     const merged = { status, q, ...next };
@@ -50,9 +53,9 @@ export function ProjectsPage() {
           <label htmlFor="project-status">Status</label>
           <select id="project-status" value={status} onChange={(e) => setFilter({ status: e.target.value })}>
             <option value="">All statuses</option>
-            {PROJECT_STATUSES.map((s) => (
+            {STAGES.map((s) => (
               <option key={s} value={s}>
-                {STATUS_LABELS[s]}
+                {STAGE_LABELS[s]}
               </option>
             ))}
           </select>
@@ -78,13 +81,13 @@ export function ProjectsPage() {
         )}
       </form>
 
-      <ErrorMessage error={projects.error} />
+      {!projects.data && <QueryError query={projects} what="The projects" />}
       {projects.isPending && <p className="muted">Loading projects…</p>}
       {projects.isSuccess && !items.length && <p className="empty">{filtered ? 'No project matches these filters.' : 'No projects yet.'}</p>}
       {items.length > 0 && (
-        <div className="card flush">
+        <div className="card flush table-scroll">
           <table className="table responsive">
-            <caption className="visually-hidden">Projects{status ? `, ${STATUS_LABELS[status as ProjectStatus]}` : ''}{q ? `, name contains “${q}”` : ''}</caption>
+            <caption className="visually-hidden">Projects{status ? `, ${STAGE_LABELS[status]}` : ''}{q ? `, name contains “${q}”` : ''}</caption>
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -97,13 +100,13 @@ export function ProjectsPage() {
             <tbody>
               {items.map((p) => (
                 <tr key={p.id}>
-                  <td data-label="Name">
-                    <Link href={`/projects/${p.id}`} className="strong-link">
+                  <td data-label="Name" className="name-cell">
+                    <Link href={`/projects/${p.id}`} className="strong-link" title={p.name}>
                       {p.name}
                     </Link>
                   </td>
                   <td data-label="Status">
-                    <StatusBadge status={p.status} />
+                    <StatusBadge project={p} />
                   </td>
                   <td data-label="PI">{PI_LABELS[p.piStatus]}</td>
                   {user.role === 'ADMIN' && <td data-label="Point of contact">{personName(p.pocId, p.pocName, user) ?? '—'}</td>}
@@ -119,7 +122,8 @@ export function ProjectsPage() {
       <div className="pager">
         {items.length > 0 && (
           <span className="muted" role="status">
-            Showing {items.length} {items.length === 1 ? 'project' : 'projects'}
+            Showing {formatNumber(items.length)}
+            {projects.hasNextPage && total !== null && total > items.length ? ` of ${formatNumber(total)}` : ''} {items.length === 1 ? 'project' : 'projects'}
             {projects.hasNextPage ? '' : ' (all)'}
           </span>
         )}
@@ -131,4 +135,13 @@ export function ProjectsPage() {
       </div>
     </>
   );
+}
+
+/** How many projects a stage filter lists, by the dashboard's figures. */
+function totalOf(stats: Stats, stage: Stage | ''): number {
+  const p = stats.projects;
+  if (!stage) return p.total;
+  if (stage === 'REJECTED') return p.rejected;
+  if (stage === 'REQUESTED') return p.byStatus.REQUESTED - p.rejected;
+  return p.byStatus[stage];
 }

@@ -1,7 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { ApiError, api } from '../api';
-import { SESSION_KEY } from '../session';
+import { END_MESSAGES, signedIn, useEndedReason } from '../session';
 
 /** How long to wait, in words: "15 minutes", "a minute". */
 function waitFor(seconds: number | null): string {
@@ -19,12 +19,13 @@ function messageFor(err: unknown): string {
 }
 
 export function SignInPage() {
-  const queryClient = useQueryClient();
+  const ended = useEndedReason();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const login = useMutation({
     mutationFn: () => api.login(email, password),
-    onSuccess: ({ user }) => queryClient.setQueryData(SESSION_KEY, user),
+    // The session answer carries what the app needs besides the user (the upload limit): read it.
+    onSuccess: () => signedIn(null),
   });
 
   useEffect(() => {
@@ -41,9 +42,14 @@ export function SignInPage() {
       <form className="card sign-in-card" onSubmit={submit} noValidate aria-labelledby="sign-in-title">
         <p className="brand">Print orders</p>
         <h1 id="sign-in-title">Sign in</h1>
+        {ended && (
+          <p className="notice" role="status" data-testid="ended-reason">
+            {END_MESSAGES[ended]}
+          </p>
+        )}
         <div className="field">
           <label htmlFor="email">Email</label>
-          <input id="email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} aria-describedby={login.isError ? 'sign-in-error' : undefined} />
+          <input id="email" type="email" autoComplete="username" autoFocus value={email} onChange={(e) => setEmail(e.target.value)} aria-describedby={login.isError ? 'sign-in-error' : undefined} />
         </div>
         <div className="field">
           <label htmlFor="password">Password</label>

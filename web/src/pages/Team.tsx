@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, Fragment, useEffect, useState } from 'react';
 import { ROLES, type Role, type TeamMember, api } from '../api';
-import { ErrorMessage, Field, PageTitle, placeError } from '../components';
+import { ErrorMessage, Field, PageTitle, QueryError, placeError } from '../components';
+import { MAX_LENGTH, PASSWORD } from '../../../src/domain/limits';
 import { ROLE_CHOICES, ROLE_LABELS, formatDate } from '../format';
 import { useUser } from '../session';
 
@@ -28,6 +29,7 @@ function TeamAdmin() {
   const queryClient = useQueryClient();
   const team = useQuery({ queryKey: ['team'], queryFn: api.team });
   const [panel, setPanel] = useState<Panel>(null);
+  const [confirmDeactivate, setConfirmDeactivate] = useState<string | null>(null);
   const [rowMessage, setRowMessage] = useState<{ id: string; text: string; error: boolean } | null>(null);
   // When a panel closes, the keyboard focus goes back to the button that opened it.
   const [refocus, setRefocus] = useState<string | null>(null);
@@ -44,8 +46,10 @@ function TeamAdmin() {
     mutationFn: (m: TeamMember) => api.updateMember(m.id, { active: !m.active }),
     onMutate: () => setRowMessage(null),
     onSuccess: (m) => {
+      setConfirmDeactivate(null);
       setRowMessage({ id: m.id, text: m.active ? `${m.name} is active again and can sign in.` : `${m.name} is deactivated and signed out.`, error: false });
       void queryClient.invalidateQueries({ queryKey: ['team'] });
+      void queryClient.invalidateQueries({ queryKey: ['stats'] });
     },
     onError: (err, m) => setRowMessage({ id: m.id, text: err.message, error: true }),
   });
@@ -64,7 +68,7 @@ function TeamAdmin() {
         <h2 id="members-title" className="pad">
           Members {team.data && <span className="count">{team.data.length}</span>}
         </h2>
-        <ErrorMessage error={team.error} />
+        {!team.data && <QueryError query={team} what="The team" />}
         {team.isPending && <p className="muted pad">Loading the team…</p>}
         {team.data && (
           <table className="table responsive">
@@ -86,9 +90,11 @@ function TeamAdmin() {
                 <Fragment key={m.id}>
                   <tr className={m.active ? undefined : 'inactive'} data-testid={`member-${m.email}`}>
                     <td data-label="Name">
-                      <strong>{m.name}</strong>
-                      {m.id === me.id && <span className="muted"> (you)</span>}
-                      <div className="muted small-text">{m.email}</div>
+                      <div className="cell">
+                        <strong>{m.name}</strong>
+                        {m.id === me.id && <span className="muted"> (you)</span>}
+                        <div className="muted small-text">{m.email}</div>
+                      </div>
                     </td>
                     <td data-label="Role">{ROLE_LABELS[m.role]}</td>
                     <td data-label="Branch · location">{[m.branch, m.location].filter(Boolean).join(' · ') || '—'}</td>
@@ -113,16 +119,35 @@ function TeamAdmin() {
                         Reset password<span className="visually-hidden"> of {m.name}</span>
                       </button>
                       {m.id !== me.id && (
-                        <button type="button" className={m.active ? 'danger small' : 'secondary small'} onClick={() => setActive.mutate(m)} aria-disabled={setActive.isPending}>
+                        <button
+                          type="button"
+                          className={m.active ? 'danger small' : 'secondary small'}
+                          onClick={() => (m.active ? setConfirmDeactivate(m.id) : setActive.mutate(m))}
+                          aria-disabled={setActive.isPending}
+                          aria-expanded={m.active ? confirmDeactivate === m.id : undefined}
+                        >
                           {m.active ? 'Deactivate' : 'Reactivate'}
                           <span className="visually-hidden"> {m.name}</span>
                         </button>
                       )}
                     </td>
                   </tr>
-                  {(panel?.id === m.id || rowMessage?.id === m.id) && (
+                  {(panel?.id === m.id || rowMessage?.id === m.id || confirmDeactivate === m.id) && (
                     <tr className="panel-row">
                       <td colSpan={7}>
+                        {confirmDeactivate === m.id && m.active && (
+                          <div className="confirm" role="group" aria-label={`Confirm deactivation of ${m.name}`}>
+                            <p>Deactivate {m.name}? They are signed out at once and can no longer sign in; their projects stay.</p>
+                            <div className="button-row">
+                              <button type="button" className="danger" onClick={() => !setActive.isPending && setActive.mutate(m)} autoFocus aria-disabled={setActive.isPending}>
+                                Yes, deactivate {m.name}
+                              </button>
+                              <button type="button" className="secondary" onClick={() => setConfirmDeactivate(null)}>
+                                Keep active
+                              </button>
+                            </div>
+                          </div>
+                        )}
                         {rowMessage?.id === m.id && (
                           <p className={rowMessage.error ? 'error' : 'success'} role={rowMessage.error ? 'alert' : 'status'}>
                             {rowMessage.text}
@@ -166,13 +191,13 @@ function ProfileFields({ values, set, errors, optional = false }: { values: Reco
         )}
       </Field>
       <Field label={label('Phone')} error={errors.phone}>
-        {(p) => <input {...p} type="tel" value={values.phone} onChange={set('phone')} autoComplete="off" />}
+        {(p) => <input {...p} type="tel" value={values.phone} onChange={set('phone')} autoComplete="off" maxLength={MAX_LENGTH.phone} />}
       </Field>
       <Field label={label('Branch')} error={errors.branch}>
-        {(p) => <input {...p} value={values.branch} onChange={set('branch')} autoComplete="off" />}
+        {(p) => <input {...p} value={values.branch} onChange={set('branch')} autoComplete="off" maxLength={MAX_LENGTH.branch} />}
       </Field>
       <Field label={label('Location')} error={errors.location}>
-        {(p) => <input {...p} value={values.location} onChange={set('location')} autoComplete="off" />}
+        {(p) => <input {...p} value={values.location} onChange={set('location')} autoComplete="off" maxLength={MAX_LENGTH.location} />}
       </Field>
     </>
   );
@@ -209,10 +234,10 @@ function NewMemberForm() {
       <h2 id="new-member-title">Add a member</h2>
       <form onSubmit={submit} noValidate className="form-grid">
         <Field label="Name" error={fields.name}>
-          {(p) => <input {...p} value={values.name} onChange={set('name')} autoComplete="off" />}
+          {(p) => <input {...p} value={values.name} onChange={set('name')} autoComplete="off" maxLength={MAX_LENGTH.name} />}
         </Field>
         <Field label="Email" error={fields.email}>
-          {(p) => <input {...p} type="email" value={values.email} onChange={set('email')} autoComplete="off" />}
+          {(p) => <input {...p} type="email" value={values.email} onChange={set('email')} autoComplete="off" maxLength={MAX_LENGTH.email} />}
         </Field>
         <Field label="Password" error={fields.password} hint="They can sign in with it at once.">
           {(p) => <input {...p} type="password" value={values.password} onChange={set('password')} autoComplete="new-password" />}
@@ -238,13 +263,14 @@ function NewMemberForm() {
 
 function EditMemberForm({ member, onDone, onCancel }: { member: TeamMember; onDone: (message: string) => void; onCancel: () => void }) {
   const queryClient = useQueryClient();
-  const [values, setValues] = useState({ name: member.name, role: member.role as string, phone: member.phone ?? '', branch: member.branch ?? '', location: member.location ?? '' });
+  const [values, setValues] = useState({ name: member.name, email: member.email, role: member.role as string, phone: member.phone ?? '', branch: member.branch ?? '', location: member.location ?? '' });
   const set = (field: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [field]: e.target.value }));
   const save = useMutation({
     mutationFn: () => {
       // Only what changed, so an unchanged role of the last admin is not "demoted".
       const change: Record<string, string | null> = {};
       if (values.name !== member.name) change.name = values.name;
+      if (values.email.trim() !== member.email) change.email = values.email;
       if (values.role !== member.role) change.role = values.role;
       for (const k of ['phone', 'branch', 'location'] as const) if (values[k] !== (member[k] ?? '')) change[k] = values[k].trim() ? values[k] : null;
       return api.updateMember(member.id, change);
@@ -263,7 +289,10 @@ function EditMemberForm({ member, onDone, onCancel }: { member: TeamMember; onDo
   return (
     <form onSubmit={submit} noValidate className="form-grid" aria-label={`Edit ${member.name}`}>
       <Field label="Name" error={fields.name}>
-        {(p) => <input {...p} value={values.name} onChange={set('name')} autoComplete="off" autoFocus />}
+        {(p) => <input {...p} value={values.name} onChange={set('name')} autoComplete="off" autoFocus maxLength={MAX_LENGTH.name} />}
+      </Field>
+      <Field label="Email" error={fields.email} hint="They sign in with it.">
+        {(p) => <input {...p} type="email" value={values.email} onChange={set('email')} autoComplete="off" maxLength={MAX_LENGTH.email} />}
       </Field>
       <ProfileFields values={values} set={set} errors={fields} />
       <div className="form-actions span-all">
@@ -294,7 +323,7 @@ function PasswordForm({ member, onDone, onCancel }: { member: TeamMember; onDone
   };
   return (
     <form onSubmit={submit} noValidate className="inline-form" aria-label={`New password for ${member.name}`}>
-      <Field label={`New password for ${member.name}`} error={fields.password}>
+      <Field label={`New password for ${member.name}`} error={fields.password} hint={`At least ${PASSWORD.minLength} characters.`}>
         {(p) => <input {...p} type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" autoFocus />}
       </Field>
       <div className="form-actions">

@@ -1,0 +1,37 @@
+import { AppError } from '../errors.js';
+import { labelOf } from './labels.js';
+
+/**
+ * How long the free-text fields may be, and what a password must be. The specification sets no
+ * bounds; these are ours (README, "Validation"), shared by the API's checks and the web app's
+ * forms so both say the same. POST /api/team keeps exactly the specification's checks.
+ */
+export const MAX_LENGTH = {
+  name: 200,
+  description: 5000,
+  note: 1000,
+  email: 254,
+  phone: 40,
+  location: 200,
+  branch: 200,
+} as const;
+export type LimitedField = keyof typeof MAX_LENGTH;
+
+/** At least 8 characters; at most 72 bytes, all bcrypt reads (a longer one would be cut silently). */
+export const PASSWORD = { minLength: 8, maxBytes: 72 } as const;
+
+
+/** A text field over its bound, or required and blank: the refusal ("Name is required", "Name must be at most 200 characters"), else null. */
+export function textRefusal(field: LimitedField, value: string | null | undefined, required = false): AppError | null {
+  const trimmed = value?.trim() ?? '';
+  if (required && !trimmed) return new AppError(400, `${labelOf(field)} is required`);
+  if ([...trimmed].length > MAX_LENGTH[field]) return new AppError(400, `${labelOf(field)} must be at most ${MAX_LENGTH[field]} characters`);
+  return null;
+}
+
+/** A new password set through our own endpoints and the CLI (not the specification's POST /api/team). */
+export function passwordRefusal(password: string): AppError | null {
+  if ([...password].length < PASSWORD.minLength) return new AppError(400, `Password must be at least ${PASSWORD.minLength} characters`);
+  if (new TextEncoder().encode(password).length > PASSWORD.maxBytes) return new AppError(400, `Password must be at most ${PASSWORD.maxBytes} bytes`);
+  return null;
+}
