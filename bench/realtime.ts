@@ -122,9 +122,12 @@ async function serveReference(): Promise<void> {
     }
     const params = new URL(req.url ?? '/', 'http://x').searchParams;
     const message = `id: 1\nevent: project-updated\ndata: {"channel":"projects","payload":{"id":"${params.get('id')}"}}\n\n`;
-    // To as many connections as the service's event went to, the others open and idle, as there.
-    for (const r of open.slice(0, Number(params.get('to')))) r.write(message);
+    // Answered first, then written to as many connections as the service's event went to (the others
+    // open and idle): the order the service follows (the upload's 201, then the notification's fan-out).
     res.end('{}');
+    setImmediate(() => {
+      for (const r of open.slice(0, Number(params.get('to')))) r.write(message);
+    });
   });
   server.maxConnections = STREAMS + 100;
   await new Promise<void>((r) => server.listen({ port: 0, host: HOST, backlog: 4096 }, () => r()));
