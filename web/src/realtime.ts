@@ -51,13 +51,16 @@ export function useRealtime(enabled: boolean): Live {
       clearTimeout(timer);
       source?.close();
       if (stopped) return;
-      const s = new EventSource(lastEventId ? `${STREAM}&lastEventId=${encodeURIComponent(lastEventId)}` : STREAM);
+      const resumeFrom = lastEventId;
+      const s = new EventSource(resumeFrom ? `${STREAM}&lastEventId=${encodeURIComponent(resumeFrom)}` : STREAM);
       source = s;
       s.addEventListener('open', () => {
         attempt = 0;
         setState('live');
         // What failed while the service could not be reached is asked again; the rest comes as replayed events.
-        if (wasLive) void refetchFailed();
+        // Reopened by hand without an event id to resume from (none had arrived), nothing can be replayed: refetch it all.
+        if (wasLive && !resumeFrom) void queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
+        else if (wasLive) void refetchFailed();
         wasLive = true;
       });
       s.addEventListener('project-updated', (e) => {
