@@ -53,6 +53,7 @@ export async function startService(config: Config, options: Parameters<typeof bu
   try {
     app = await buildApp(deps, options);
     deps.realtime.useLogger?.(app.log);
+    deps.database.useLogger?.(app.log);
     // The socket address is not where browsers go: writes from any origin but PUBLIC_URL are refused.
     address = await app.listen({ port: config.port, host: config.host, listenTextResolver: (socket) => `Listening on ${socket}; open ${config.publicUrl}` });
   } catch (err) {
