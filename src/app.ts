@@ -7,6 +7,7 @@ import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/typ
 import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Deps } from './deps.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { nulRefusal } from './http/nul.js';
 import { activityRoutes } from './http/routes/activity.js';
 import { authRoutes } from './http/routes/auth.js';
 import type { App, RouteContext } from './http/routes/context.js';
@@ -70,6 +71,11 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   });
   app.addHook('onRequest', async (_req, reply) => {
     if (closing) return reply.code(503).send({ error: 'Service is shutting down' });
+  });
+  // Before validation, so even a field the schema would refuse for another reason is named for its NUL.
+  app.addHook('preValidation', async (req) => {
+    const refused = nulRefusal(req);
+    if (refused) throw refused;
   });
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);

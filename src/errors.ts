@@ -47,6 +47,7 @@ export const errors = {
   tooManyLogins: (retryAfterSeconds: number) =>
     new AppError(429, 'Too many login attempts, try again later', { 'retry-after': String(retryAfterSeconds) }),
 
+  invalidCursor: error(400, 'Invalid cursor'),
   invalidField: (field: string, detail: string) => new AppError(400, `${field} ${detail}`),
   invalidTransition: (action: string, state: string) => new AppError(409, `Cannot ${action} a project that is ${state}`),
 };

@@ -407,20 +407,15 @@ function activityRepo(db: DB) {
 
 function loginFailuresRepo(db: DB) {
   return {
-    /** Failures counted in the current window for each key (windows older than windowStart count as none). */
-    async counts(keys: string[], windowStart: string): Promise<{ key: string; failures: number; windowStartedAt: string }[]> {
-      const rows = await db
-        .selectFrom('login_failures')
-        .selectAll()
-        .where('key', 'in', keys)
-        .where('window_started_at', '>', windowStart)
-        .execute();
-      return rows.map((r) => ({ key: r.key, failures: Number(r.failures), windowStartedAt: r.window_started_at }));
-    },
-    /** Adds one failure to each key, starting a new window where the old one has ended. */
-    async record(keys: string[], now: string, windowStart: string): Promise<void> {
+    /**
+     * Counts one attempt against each key, starting a new window where the old one has ended, and
+     * returns each key's count after it: one statement per key, atomic in both databases, so
+     * simultaneous attempts each see a different count.
+     */
+    async count(keys: string[], now: string, windowStart: string): Promise<{ key: string; failures: number; windowStartedAt: string }[]> {
+      const counted = [];
       for (const key of keys) {
-        await db
+        const row = await db
           .insertInto('login_failures')
           .values({ key, failures: 1, window_started_at: now })
           .onConflict((oc) =>
@@ -429,8 +424,20 @@ function loginFailuresRepo(db: DB) {
               window_started_at: sql<string>`case when ${eb.ref('login_failures.window_started_at')} > ${windowStart} then ${eb.ref('login_failures.window_started_at')} else ${eb.ref('excluded.window_started_at')} end`,
             })),
           )
-          .execute();
+          .returning(['failures', 'window_started_at'])
+          .executeTakeFirstOrThrow();
+        counted.push({ key, failures: Number(row.failures), windowStartedAt: row.window_started_at });
       }
+      return counted;
+    },
+    /** Takes back one counted attempt (it turned out not to be a failure). */
+    async uncount(key: string): Promise<void> {
+      await db
+        .updateTable('login_failures')
+        .set((eb) => ({ failures: eb('failures', '-', 1) }))
+        .where('key', '=', key)
+        .where('failures', '>', 0)
+        .execute();
     },
     async clear(key: string): Promise<void> {
       await db.deleteFrom('login_failures').where('key', '=', key).execute();

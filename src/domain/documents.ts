@@ -32,3 +32,18 @@ export function dispositionFor(contentType: string, filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
+
+/**
+ * The original file name as it is kept: control characters (NUL among them, which PostgreSQL's
+ * text refuses) taken out, so a name never fails the record after the bytes are stored.
+ */
+export function cleanFilename(filename: string): string {
+  // eslint-disable-next-line no-control-regex
+  const cleaned = filename.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return cleaned || 'file';
+}
+
+/** The part's declared type as it is kept: one holding control characters is no type at all. */
+export const cleanContentType = (declared: string | undefined): string =>
+  // eslint-disable-next-line no-control-regex
+  declared && !/[\u0000-\u001f\u007f]/.test(declared) ? declared : 'application/octet-stream';
