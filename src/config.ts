@@ -18,6 +18,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Fastify's trustProxy: whether X-Forwarded-For names the client (behind a load balancer). */
   trustProxy: boolean | string;
+  /** How long a client may take to send its request (see README, Timeouts). */
+  timeouts: { headersMs: number; bodyMs: number; uploadIdleMs: number; keepAliveMs: number };
 }
 
 /** Where documents are kept (STORAGE_DRIVER and its settings). */
@@ -106,6 +108,12 @@ export function loadConfig(env: Env = process.env): Config {
     },
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
     trustProxy: parseTrustProxy(text(env, 'TRUST_PROXY')),
+    timeouts: {
+      headersMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000),
+      bodyMs: integer(env, 'BODY_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      uploadIdleMs: integer(env, 'UPLOAD_IDLE_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      keepAliveMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
+    },
   };
 }
 

@@ -17,7 +17,7 @@ export async function uploadRoutes(app: App, { deps, hooks }: RouteContext) {
     '/api/upload',
     {
       onRequest: hooks.requireSession,
-      config: { failure: { message: 'Upload failed', exposeMessage: true } },
+      config: { failure: { message: 'Upload failed', exposeMessage: true }, streamedBody: true },
       schema: {
         tags: ['documents'],
         summary: 'Upload a project document (PO, CHALLAN or INVOICE)',
