@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -46,6 +48,22 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   const [status, message] = CLIENT_ERRORS[err.code ?? ''] ?? ['400 Bad Request', 'Bad Request'];
   const body = JSON.stringify({ error: message });
   socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/** What Node would answer by itself, or not at all, answered in our shape. */
+function answerInJson(server: Server): void {
+  // Any Expect but 100-continue: Node's own 417 has no body.
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify({ error: 'Expectation Failed: only Expect: 100-continue is supported' });
+    res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    res.end(body);
+  });
+  // CONNECT (a proxy's method): Node hands over the socket and, with no listener, closes it unanswered.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    const body = JSON.stringify({ error: 'Method CONNECT is not supported' });
+    socket.on('error', () => {});
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
 }
 
 /**
@@ -112,5 +130,6 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
     await app.register(routes, context);
   }
   await app.register(webRoutes(options.webRoot));
+  answerInJson(app.server);
   return app;
 }

@@ -1,13 +1,15 @@
 /**
- * Input a database would refuse is refused first, the same on SQLite and PostgreSQL: NUL
+ * Hostile input. Input a database would refuse is refused first, the same on SQLite and PostgreSQL: NUL
  * characters anywhere (query strings, path parameters, JSON bodies, upload fields, login) are a
  * 400 naming the field, cursors we did not issue are `400 Invalid cursor`, and a file name with
- * control characters is cleaned and stored. Login throttling holds under concurrency.
+ * control characters is cleaned and stored. Login throttling holds under concurrency. Every
+ * answer is JSON, including those Node gives by itself (417, CONNECT, unparsable methods).
  */
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { newId } from '../src/ids.js';
-import { Client, type TestService, startTestService } from './helpers/service.js';
+import { Client, type TestService, parseBody, startTestService } from './helpers/service.js';
 import { assertAnswer, rawJson, uniqueEmail } from './helpers/team.js';
 import { filesUnder, postMultipart, storedState, assertNothingStoredSince } from './helpers/upload.js';
 
@@ -183,5 +185,65 @@ describe('login throttling under concurrency', () => {
 describe('bodies that are not what they claim', () => {
   test('a JSON body with a NUL escape in a key is refused too', async () => {
     assertAnswer(await rawJson(admin, 'POST', '/api/projects', '{"name":"ok","x\\u0000":1}'), 400, nul('x\\u0000'));
+  });
+
+  test('an upload whose Content-Type is garbage gets the specification\'s 400 and stores nothing', async () => {
+    const before = await storedState(svc);
+    for (const type of ['garbage', 'text/plain', 'application/json', 'multipart/mixed; boundary=x', '']) {
+      const res = await admin.request('POST', '/api/upload', { body: 'projectId=x&fileType=PO', headers: { 'content-type': type } });
+      assertAnswer(res, 400, { error: 'file, projectId and fileType are required' }, `Content-Type: ${type}`);
+    }
+    await assertNothingStoredSince(svc, before);
+  });
+});
+
+/** A request written to a bare socket as is; resolves with what came back once the server closed. */
+function rawExchange(text: string): Promise<{ status: number; headers: string; body: unknown }> {
+  const { hostname, port } = new URL(svc.url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => (received += d));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const split = received.indexOf('\r\n\r\n');
+      resolve({ status: Number(received.split(' ')[1]), headers: received.slice(0, split), body: parseBody(received.slice(split + 4)) });
+    });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer, or the connection stayed open: ${JSON.stringify(received)}`));
+    }, 5000);
+    socket.write(text);
+  });
+}
+
+describe('answers Node would give by itself are JSON too', () => {
+  test('Expect: anything but 100-continue is 417 with a JSON body', async () => {
+    for (const expect of ['bogus', '200-ok']) {
+      const res = await rawExchange(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: ${expect}\r\nConnection: close\r\n\r\n`);
+      assert.equal(res.status, 417);
+      assert.match(res.headers, /content-type: application\/json/i);
+      assert.deepEqual(res.body, { error: 'Expectation Failed: only Expect: 100-continue is supported' });
+    }
+  });
+
+  test('CONNECT is 405 with a JSON body, not a connection closed unanswered', async () => {
+    const res = await rawExchange('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    assert.equal(res.status, 405);
+    assert.deepEqual(res.body, { error: 'Method CONNECT is not supported' });
+    assert.equal((await svc.anonymous.get('/healthz')).status, 200);
+  });
+
+  test('methods no route has, and methods Node cannot parse, are JSON', async () => {
+    for (const method of ['PROPFIND', 'TRACE', 'DELETE']) {
+      const res = await rawExchange(`${method} /api/projects HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+      assert.equal(res.status, 404, method);
+      assert.deepEqual(res.body, { error: `Route ${method} /api/projects not found` });
+    }
+    const res = await rawExchange('FOO /api/projects HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body, { error: 'Bad Request' });
   });
 });
