@@ -5,6 +5,8 @@ import { ConfigError, loadConfig } from './config.js';
 import { migrate, openDatabase } from './db/index.js';
 import { createStore } from './db/store.js';
 import { isAppError } from './errors.js';
+import { createStorage } from './storage/index.js';
+import { isClean, reconcile, summarize } from './storage/reconcile.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -12,6 +14,10 @@ Commands:
   migrate                                   bring the database schema up to date
   create-user --email E --password P --name N [--role ADMIN|POC|CLIENT] [--phone X] [--location X] [--branch X]
   reset-password --email E --password P     set a new password (ends the user's sessions)
+  fsck [--repair]                           compare stored files with their records: files without a record,
+                                            records without a file, incomplete writes, unused name reservations
+                                            (older than RECONCILE_GRACE_MS); --repair removes and releases them.
+                                            Exit code 0 when all is well (or repaired), 1 when something remains.
 
 The database is the one the service uses (DATABASE_URL, DATA_DIR, .env).`;
 
@@ -28,9 +34,10 @@ async function main(argv: string[]): Promise<number> {
       phone: { type: 'string' },
       location: { type: 'string' },
       branch: { type: 'string' },
+      repair: { type: 'boolean' },
     },
   });
-  if (!command || !['migrate', 'create-user', 'reset-password'].includes(command)) {
+  if (!command || !['migrate', 'create-user', 'reset-password', 'fsck'].includes(command)) {
     console.error(USAGE);
     return command ? 2 : 0;
   }
@@ -42,6 +49,14 @@ async function main(argv: string[]): Promise<number> {
     const store = createStore(database);
     if (command === 'migrate') {
       console.log(`Database schema is up to date (${config.database.dialect}).`);
+    } else if (command === 'fsck') {
+      const storage = await createStorage(config);
+      const report = await reconcile({ store, storage }, { repair: Boolean(values.repair), graceMs: config.reconcile.graceMs });
+      console.log(JSON.stringify(report, null, 2));
+      console.log(summarize(report));
+      // Repaired, only the missing objects (and problems) remain: nothing a repair can bring back.
+      const remaining = report.repaired ? report.missing.length + report.problems.length : Number(!isClean(report));
+      return remaining ? 1 : 0;
     } else if (command === 'create-user') {
       if (values.role && !['ADMIN', 'POC', 'CLIENT'].includes(values.role)) throw new Error('--role must be ADMIN, POC or CLIENT');
       const user = await createTeamMember({ store }, { ...values });

@@ -18,6 +18,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Fastify's trustProxy: whether X-Forwarded-For names the client (behind a load balancer). */
   trustProxy: boolean | string;
+  /** The storage reconciliation run at start-up (storage/reconcile.ts). */
+  reconcile: { onStart: 'repair' | 'report' | 'off'; graceMs: number };
   /** How long a client may take to send its request (see README, Timeouts). */
   timeouts: { headersMs: number; bodyMs: number; uploadIdleMs: number; keepAliveMs: number };
 }
@@ -108,6 +110,10 @@ export function loadConfig(env: Env = process.env): Config {
     },
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
     trustProxy: parseTrustProxy(text(env, 'TRUST_PROXY')),
+    reconcile: {
+      onStart: oneOf(env, 'RECONCILE_ON_START', ['repair', 'report', 'off'] as const, 'repair'),
+      graceMs: integer(env, 'RECONCILE_GRACE_MS', 3_600_000, 0, 7 * 24 * 3_600_000),
+    },
     timeouts: {
       headersMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000),
       bodyMs: integer(env, 'BODY_TIMEOUT_MS', 30_000, 100, 3_600_000),

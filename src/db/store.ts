@@ -327,6 +327,24 @@ function filesRepo(db: DB) {
         .execute();
       return rows.map(toFileUploadWithNames);
     },
+    /** Which of these storage keys have a record (the reconciler's question about a page of listed objects). */
+    async recordedKeys(keys: string[]): Promise<Set<string>> {
+      if (!keys.length) return new Set();
+      const rows = await db.selectFrom('file_uploads').select('storage_key').where('storage_key', 'in', keys).execute();
+      return new Set(rows.map((r) => r.storage_key));
+    },
+    /** Records created before `before`, a page at a time in id order (after `afterId`): what the reconciler checks against the store. */
+    async keysPage(before: string, afterId: string | null, limit: number): Promise<{ id: string; projectId: string; storageKey: string }[]> {
+      const rows = await db
+        .selectFrom('file_uploads')
+        .select(['id', 'project_id', 'storage_key'])
+        .where('created_at', '<', before)
+        .$if(afterId !== null, (q) => q.where('id', '>', afterId!))
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({ id: r.id, projectId: r.project_id, storageKey: r.storage_key }));
+    },
     async findByStorageKey(key: string): Promise<FileUpload | undefined> {
       const row = await db.selectFrom('file_uploads').selectAll().where('storage_key', '=', key).executeTakeFirst();
       return row && toFileUpload(row);
@@ -347,6 +365,18 @@ function storageNamesRepo(db: DB) {
     },
     async release(key: string): Promise<void> {
       await db.deleteFrom('storage_names').where('key', '=', key).execute();
+    },
+    /** Reservations made before `before` that never got a record (an upload that crashed or failed without cleaning up). */
+    async unrecorded(before: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('storage_names')
+        .leftJoin('file_uploads', 'file_uploads.storage_key', 'storage_names.key')
+        .select('storage_names.key')
+        .where('storage_names.created_at', '<', before)
+        .where('file_uploads.id', 'is', null)
+        .orderBy('storage_names.key')
+        .execute();
+      return rows.map((r) => r.key);
     },
   };
 }

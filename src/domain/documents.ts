@@ -1,7 +1,10 @@
 import type { DocumentType } from './model.js';
 
+/** Every document's key starts with this; the reconciler looks at nothing else in a store. */
+export const DOCUMENTS_PREFIX = 'print-orders/';
+
 /** Where a document is stored (specification 4.1 step 8, interface.md "Files"). */
-export const documentFolder = (projectId: string, type: DocumentType): string => `print-orders/${projectId}/${type.toLowerCase()}`;
+export const documentFolder = (projectId: string, type: DocumentType): string => `${DOCUMENTS_PREFIX}${projectId}/${type.toLowerCase()}`;
 
 /** `<lower-case fileType>_<milliseconds>`. */
 export const publicName = (type: DocumentType, ms: number): string => `${type.toLowerCase()}_${ms}`;
