@@ -1,6 +1,8 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createTeamMember, updateTeamMember } from './actions/team.js';
+import { backup, restore } from './backup.js';
 import { ConfigError, loadConfig } from './config.js';
 import { migrate, openDatabase } from './db/index.js';
 import { createStore } from './db/store.js';
@@ -18,14 +20,19 @@ Commands:
                                             records without a file, incomplete writes, unused name reservations
                                             (older than RECONCILE_GRACE_MS); --repair removes and releases them.
                                             Exit code 0 when all is well (or repaired), 1 when something remains.
+  backup <dir>                              SQLite: a consistent copy of the database (safe while the service runs),
+                                            then of the local files, into a new directory
+  restore <dir>                             SQLite: put a backup in place (stop the service first); what was
+                                            there is moved aside, not deleted
 
 The database is the one the service uses (DATABASE_URL, DATA_DIR, .env).`;
 
 async function main(argv: string[]): Promise<number> {
   if (fs.existsSync('.env')) process.loadEnvFile('.env');
   const [command, ...rest] = argv;
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args: rest,
+    allowPositionals: true,
     options: {
       email: { type: 'string' },
       password: { type: 'string' },
@@ -37,12 +44,25 @@ async function main(argv: string[]): Promise<number> {
       repair: { type: 'boolean' },
     },
   });
-  if (!command || !['migrate', 'create-user', 'reset-password', 'fsck'].includes(command)) {
+  if (!command || !['migrate', 'create-user', 'reset-password', 'fsck', 'backup', 'restore'].includes(command)) {
     console.error(USAGE);
     return command ? 2 : 0;
   }
 
   const config = loadConfig();
+  if (command === 'backup' || command === 'restore') {
+    const dir = positionals[0];
+    if (!dir) throw new Error(`${command} needs a directory: npm run cli -- ${command} <dir>`);
+    if (command === 'backup') {
+      const made = await backup(config, path.resolve(dir));
+      console.log(`Backed up the database and ${made.files} file(s) into ${path.resolve(dir)}.`);
+    } else {
+      const put = await restore(config, path.resolve(dir));
+      console.log(`Restored the backup of ${put.createdAt} (${put.files} file(s)); set aside: ${put.setAside.join(', ') || 'nothing'}.`);
+      console.log('Start the service: it reconciles storage and records at start-up.');
+    }
+    return 0;
+  }
   const database = await openDatabase(config.database);
   try {
     await migrate(database);
