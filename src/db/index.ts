@@ -51,7 +51,9 @@ export async function openDatabase(config: Config['database']): Promise<Database
 
   if (config.schema) {
     // Tests give each service its own schema; create it before the pool's search_path needs it.
-    const client = new pg.Client({ connectionString: config.url });
+    const client = new pg.Client({ connectionString: config.url, connectionTimeoutMillis: 10_000 });
+    // A drop between queries emits 'error'; the awaited query reports the failure itself.
+    client.on('error', () => {});
     await client.connect();
     try {
       await client.query(`CREATE SCHEMA IF NOT EXISTS "${config.schema}"`).catch((err: unknown) => {
