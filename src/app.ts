@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -7,6 +9,8 @@ import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/typ
 import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Deps } from './deps.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { nulRefusal } from './http/nul.js';
+import { registerBodyTimeouts } from './http/timeouts.js';
 import { activityRoutes } from './http/routes/activity.js';
 import { authRoutes } from './http/routes/auth.js';
 import type { App, RouteContext } from './http/routes/context.js';
@@ -29,15 +33,37 @@ export const loggerOptions = (level: string): FastifyServerOptions['logger'] => 
   },
 });
 
+/** What Node's own refusals become: status line and message. */
+const CLIENT_ERRORS: Record<string, [string, string]> = {
+  HPE_HEADER_OVERFLOW: ['431 Request Header Fields Too Large', 'Request headers too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: ['408 Request Timeout', 'Request headers not received in time'],
+};
+
 /** A request Node could not parse (bad request line or headers): 400, JSON, and the connection closed. */
 function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
-  const body = JSON.stringify({ error: err.code === 'HPE_HEADER_OVERFLOW' ? 'Request headers too large' : 'Bad Request' });
-  const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const [status, message] = CLIENT_ERRORS[err.code ?? ''] ?? ['400 Bad Request', 'Bad Request'];
+  const body = JSON.stringify({ error: message });
   socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/** What Node would answer by itself, or not at all, answered in our shape. */
+function answerInJson(server: Server): void {
+  // Any Expect but 100-continue: Node's own 417 has no body.
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify({ error: 'Expectation Failed: only Expect: 100-continue is supported' });
+    res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    res.end(body);
+  });
+  // CONNECT (a proxy's method): Node hands over the socket and, with no listener, closes it unanswered.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    const body = JSON.stringify({ error: 'Method CONNECT is not supported' });
+    socket.on('error', () => {});
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
 }
 
 /**
@@ -45,6 +71,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
  * app served at `/` (default: dist/web under the package root).
  */
 export async function buildApp(deps: Deps, options: { logger?: FastifyServerOptions['logger']; webRoot?: string | null } = {}): Promise<App> {
+  const timeouts = deps.config.timeouts;
   const app = Fastify({
     logger: options.logger ?? loggerOptions(deps.config.logLevel),
     requestIdHeader: 'x-request-id',
@@ -56,13 +83,18 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
     },
     clientErrorHandler: answerClientError,
     return503OnClosing: false, // answered below, in our shape
-    // Uploads of large files take as long as they take; idle sockets are still reaped.
+    // Uploads of large files take as long as they take (no whole-request limit); the headers must
+    // come within HEADERS_TIMEOUT_MS (checked every second), bodies within the limits of
+    // http/timeouts.ts, and idle keep-alive connections are closed after KEEP_ALIVE_TIMEOUT_MS.
     requestTimeout: 0,
+    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: Math.min(1000, timeouts.headersMs) },
+    keepAliveTimeout: timeouts.keepAliveMs,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // TypeBox validates bodies as sent (no coercion, unknown fields refused) and converts only query strings and params.
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   registerErrorHandling(app);
+  registerBodyTimeouts(app, { bodyTimeoutMs: timeouts.bodyMs, uploadIdleTimeoutMs: timeouts.uploadIdleMs });
   app.addSchema(ErrorBody);
   let closing = false;
   app.addHook('preClose', async () => {
@@ -70,6 +102,11 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   });
   app.addHook('onRequest', async (_req, reply) => {
     if (closing) return reply.code(503).send({ error: 'Service is shutting down' });
+  });
+  // Before validation, so even a field the schema would refuse for another reason is named for its NUL.
+  app.addHook('preValidation', async (req) => {
+    const refused = nulRefusal(req);
+    if (refused) throw refused;
   });
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
@@ -93,5 +130,6 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
     await app.register(routes, context);
   }
   await app.register(webRoutes(options.webRoot));
+  answerInJson(app.server);
   return app;
 }

@@ -24,6 +24,10 @@ export interface Config {
   realtimeStreams: { replay: { windowHours: number; maxEvents: number }; sweepMs: number };
   /** Fastify's trustProxy: whether X-Forwarded-For names the client (behind a load balancer). */
   trustProxy: boolean | string;
+  /** The storage reconciliation run at start-up (storage/reconcile.ts). */
+  reconcile: { onStart: 'repair' | 'report' | 'off'; graceMs: number };
+  /** How long a client may take to send its request (see README, Timeouts). */
+  timeouts: { headersMs: number; bodyMs: number; uploadIdleMs: number; keepAliveMs: number };
 }
 
 /** Where documents are kept (STORAGE_DRIVER and its settings). */
@@ -120,6 +124,16 @@ export function loadConfig(env: Env = process.env): Config {
         maxEvents: integer(env, 'REALTIME_REPLAY_MAX_EVENTS', 1000, 1, 1_000_000),
       },
       sweepMs: integer(env, 'REALTIME_SESSION_SWEEP_MS', 30_000, 100, 3_600_000),
+    },
+    reconcile: {
+      onStart: oneOf(env, 'RECONCILE_ON_START', ['repair', 'report', 'off'] as const, 'repair'),
+      graceMs: integer(env, 'RECONCILE_GRACE_MS', 3_600_000, 0, 7 * 24 * 3_600_000),
+    },
+    timeouts: {
+      headersMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000),
+      bodyMs: integer(env, 'BODY_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      uploadIdleMs: integer(env, 'UPLOAD_IDLE_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      keepAliveMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
     },
   };
 }

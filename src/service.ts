@@ -9,10 +9,12 @@ import type { Deps } from './deps.js';
 import type { App } from './http/routes/context.js';
 import { createRealtime } from './realtime/index.js';
 import { createStorage } from './storage/index.js';
+import { type ReconcileReport, isClean, reconcile, summarize } from './storage/reconcile.js';
 
 /** Opens the database (migrated), storage and realtime; makes sure the start-up admin exists. */
 export async function openDeps(config: Config): Promise<Deps> {
-  fs.mkdirSync(path.join(config.dataDir, 'tmp'), { recursive: true });
+  // Upload spool files of a process that ended mid-upload (killed, crashed): nothing reads them again.
+  emptyDirectory(path.join(config.dataDir, 'tmp'));
   const database = await openDatabase(config.database);
   let realtime: Deps['realtime'] | undefined;
   try {
@@ -31,6 +33,12 @@ export async function openDeps(config: Config): Promise<Deps> {
   }
 }
 
+/** DATA_DIR/tmp belongs to this instance alone: its files are spooled uploads in flight, and at start-up there are none. */
+function emptyDirectory(dir: string): void {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+}
+
 /** Releases what openDeps opened; a failed start-up must not leave connections keeping the process alive. */
 async function closeDeps(deps: { database: Deps['database']; realtime?: Deps['realtime'] }): Promise<void> {
   await deps.realtime?.close().catch(() => {});
@@ -41,6 +49,8 @@ export interface RunningService {
   app: App;
   deps: Deps;
   url: string;
+  /** The start-up reconciliation's report (RECONCILE_ON_START); null when off, failed or stopped. */
+  reconciled: Promise<ReconcileReport | null>;
   /** Stops accepting connections, lets requests in flight finish (bounded by shutdownGraceMs), then closes the database. */
   close(): Promise<void>;
 }
@@ -53,6 +63,7 @@ export async function startService(config: Config, options: Parameters<typeof bu
   try {
     app = await buildApp(deps, options);
     deps.realtime.useLogger?.(app.log);
+    deps.database.useLogger?.(app.log);
     // The socket address is not where browsers go: writes from any origin but PUBLIC_URL are refused.
     address = await app.listen({ port: config.port, host: config.host, listenTextResolver: (socket) => `Listening on ${socket}; open ${config.publicUrl}` });
   } catch (err) {
@@ -60,11 +71,13 @@ export async function startService(config: Config, options: Parameters<typeof bu
     await closeDeps(deps);
     throw err;
   }
+  const reconciling = startupReconcile(deps, app.log);
   let closing: Promise<void> | undefined;
   return {
     app,
     deps,
     url: address,
+    reconciled: reconciling.done,
     close: () =>
       (closing ??= (async () => {
         const force = setTimeout(() => app.server.closeAllConnections(), deps.config.shutdownGraceMs);
@@ -72,8 +85,37 @@ export async function startService(config: Config, options: Parameters<typeof bu
           await app.close();
         } finally {
           clearTimeout(force);
+          await reconciling.stop();
           await closeDeps(deps);
         }
       })()),
+  };
+}
+
+/**
+ * Reconciles storage and records in the background after start-up (RECONCILE_ON_START), so a
+ * crash's leftovers go without delaying readiness; stop() ends it between steps.
+ */
+function startupReconcile(deps: Deps, log: App['log']): { done: Promise<ReconcileReport | null>; stop(): Promise<void> } {
+  const { onStart, graceMs } = deps.config.reconcile;
+  if (onStart === 'off') return { done: Promise.resolve(null), stop: async () => {} };
+  const controller = new AbortController();
+  const done = reconcile(deps, { repair: onStart === 'repair', graceMs, signal: controller.signal }).then(
+    (report) => {
+      if (isClean(report)) log.info({ reconcile: report }, summarize(report));
+      else log.warn({ reconcile: report }, summarize(report));
+      return report;
+    },
+    (err: unknown) => {
+      if (!controller.signal.aborted) log.error({ err }, 'storage reconciliation failed');
+      return null;
+    },
+  );
+  return {
+    done,
+    stop: async () => {
+      controller.abort();
+      await done;
+    },
   };
 }

@@ -238,7 +238,7 @@ describe('GET /api/projects', () => {
     for (const cursor of ['nonsense', Buffer.from('not-a-date|x').toString('base64url'), Buffer.from('2030-01-01T00:00:00.000Z|a|b').toString('base64url')]) {
       const res = await admin.client.get(`/api/projects?cursor=${cursor}`);
       assert.equal(res.status, 400, cursor);
-      assert.deepEqual(res.body, { error: 'cursor is not a cursor this service issued' });
+      assert.deepEqual(res.body, { error: 'Invalid cursor' });
     }
     for (const limit of ['201', '0', '-1', 'ten']) {
       const res = await admin.client.get(`/api/projects?limit=${limit}`);

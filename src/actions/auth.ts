@@ -19,8 +19,9 @@ export interface LoginResult {
 
 /**
  * POST /api/auth/login. Unknown email, wrong password and inactive user get the same answer after
- * the same bcrypt work. Failed attempts are counted per email and per client address in the
- * database (shared by every instance); past the limit the answer is 429 until the window ends.
+ * the same bcrypt work. Attempts are counted per email and per client address in the database
+ * (shared by every instance) before the password is checked, and taken back when it was right;
+ * past the limit the answer is 429 until the window ends.
  */
 export async function login(deps: Pick<Deps, 'store' | 'config'>, body: unknown, address: string): Promise<LoginResult> {
   const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
@@ -35,22 +36,22 @@ export async function login(deps: Pick<Deps, 'store' | 'config'>, body: unknown,
   const emailKey = `email:${email.toLowerCase()}`;
   const addressKey = `address:${address}`;
 
-  const counts = await deps.store.loginFailures.counts([emailKey, addressKey], windowStart);
-  const blocked = counts.filter(
-    (c) => c.failures >= (c.key === emailKey ? maxFailuresPerEmail : maxFailuresPerAddress),
-  );
+  // Counted before the password is checked, atomically: N simultaneous attempts each see their own
+  // count, so no more than the limit's worth are ever checked; the rest are 429 without bcrypt work.
+  const counted = await deps.store.loginFailures.count([emailKey, addressKey], new Date(now).toISOString(), windowStart);
+  const blocked = counted.filter((c) => c.failures > (c.key === emailKey ? maxFailuresPerEmail : maxFailuresPerAddress));
   if (blocked.length) {
+    // A refused attempt is not a failure: only checked passwords count towards the limits.
+    for (const key of [emailKey, addressKey]) await deps.store.loginFailures.uncount(key);
     const until = Math.max(...blocked.map((c) => Date.parse(c.windowStartedAt) + windowMs));
     throw errors.tooManyLogins(Math.max(1, Math.ceil((until - now) / 1000)));
   }
 
   const found = await deps.store.users.findByEmailWithHash(email);
   const matches = await verifyPassword(password, found?.passwordHash ?? (await timingDecoyHash()));
-  if (!found || !matches || !found.user.active) {
-    await deps.store.loginFailures.record([emailKey, addressKey], new Date(now).toISOString(), windowStart);
-    throw errors.invalidCredentials();
-  }
+  if (!found || !matches || !found.user.active) throw errors.invalidCredentials();
   await deps.store.loginFailures.clear(emailKey);
+  await deps.store.loginFailures.uncount(addressKey);
 
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now + deps.config.sessionTtlHours * HOUR).toISOString();

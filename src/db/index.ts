@@ -30,6 +30,8 @@ export interface Database {
   db: DB;
   dialect: Dialect;
   destroy(): Promise<void>;
+  /** Where dropped connections are reported (warn), once the service's logger exists; stderr before. */
+  useLogger?(log: { warn(obj: object, msg: string): void }): void;
 }
 
 /** Opens the configured database (SQLite in WAL mode, or a PostgreSQL pool). Does not migrate. */
@@ -50,7 +52,9 @@ export async function openDatabase(config: Config['database']): Promise<Database
 
   if (config.schema) {
     // Tests give each service its own schema; create it before the pool's search_path needs it.
-    const client = new pg.Client({ connectionString: config.url });
+    const client = new pg.Client({ connectionString: config.url, connectionTimeoutMillis: 10_000 });
+    // A drop between queries emits 'error'; the awaited query reports the failure itself.
+    client.on('error', () => {});
     await client.connect();
     try {
       await client.query(`CREATE SCHEMA IF NOT EXISTS "${config.schema}"`).catch((err: unknown) => {
@@ -64,11 +68,27 @@ export async function openDatabase(config: Config['database']): Promise<Database
   const pool = new pg.Pool({
     connectionString: config.url,
     max: config.poolSize,
+    // A PostgreSQL that accepts no connection (a partition) fails the request rather than holding it.
+    connectionTimeoutMillis: 10_000,
     options: config.schema ? `-c search_path="${config.schema}"` : undefined,
     types: { getTypeParser: pgTypeParser },
   });
+  // A connection PostgreSQL drops (restart, failover, a cut link) emits 'error' on its client and,
+  // while idle, on the pool: unheard, either would end the process. The pool discards the broken
+  // client and connects a new one on demand; the query that was running on it fails on its own.
+  let log: { warn(obj: object, msg: string): void } = { warn: (obj, msg) => console.warn(msg, obj) };
+  const dropped = (err: Error) => log.warn({ err }, 'PostgreSQL connection lost; it will be replaced');
+  const reported = new WeakSet<Error>();
+  const onceEach = (err: Error) => {
+    // The same failure reaches both the client and the pool's idle listener: say it once.
+    if (reported.has(err)) return;
+    reported.add(err);
+    dropped(err);
+  };
+  pool.on('error', onceEach);
+  pool.on('connect', (client) => client.on('error', onceEach));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', destroy: () => db.destroy() };
+  return { db, dialect: 'postgres', destroy: () => db.destroy(), useLogger: (l) => (log = l) };
 }
 
 const PG_INT8 = 20;

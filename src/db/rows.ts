@@ -108,11 +108,17 @@ export interface Cursor {
 
 export const encodeCursor = (c: Cursor): string => Buffer.from(`${c.createdAt}|${c.id}`).toString('base64url');
 
+const ISO_UTC_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 export function decodeCursor(cursor: string | undefined): Cursor | undefined {
   if (!cursor) return undefined;
-  const [createdAt, id, ...rest] = Buffer.from(cursor, 'base64url').toString().split('|');
-  if (!createdAt || !id || rest.length || Number.isNaN(Date.parse(createdAt))) {
-    throw errors.invalidField('cursor', 'is not a cursor this service issued');
+  // Strict: only what encodeCursor makes. JavaScript's Date accepts more than PostgreSQL does
+  // (2020-02-30, six-digit years), and a foreign id may hold anything.
+  const decoded = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
+  const [createdAt, id, ...rest] = decoded.split('|');
+  if (!createdAt || !id || rest.length || !ISO_UTC_MS.test(createdAt) || !ID.test(id) || new Date(createdAt).toISOString() !== createdAt) {
+    throw errors.invalidCursor();
   }
   return { createdAt, id };
 }

@@ -345,6 +345,24 @@ function filesRepo(db: DB) {
         .execute();
       return rows.map(toFileUploadWithNames);
     },
+    /** Which of these storage keys have a record (the reconciler's question about a page of listed objects). */
+    async recordedKeys(keys: string[]): Promise<Set<string>> {
+      if (!keys.length) return new Set();
+      const rows = await db.selectFrom('file_uploads').select('storage_key').where('storage_key', 'in', keys).execute();
+      return new Set(rows.map((r) => r.storage_key));
+    },
+    /** Records created before `before`, a page at a time in id order (after `afterId`): what the reconciler checks against the store. */
+    async keysPage(before: string, afterId: string | null, limit: number): Promise<{ id: string; projectId: string; storageKey: string }[]> {
+      const rows = await db
+        .selectFrom('file_uploads')
+        .select(['id', 'project_id', 'storage_key'])
+        .where('created_at', '<', before)
+        .$if(afterId !== null, (q) => q.where('id', '>', afterId!))
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({ id: r.id, projectId: r.project_id, storageKey: r.storage_key }));
+    },
     async findByStorageKey(key: string): Promise<FileUpload | undefined> {
       const row = await db.selectFrom('file_uploads').selectAll().where('storage_key', '=', key).executeTakeFirst();
       return row && toFileUpload(row);
@@ -365,6 +383,18 @@ function storageNamesRepo(db: DB) {
     },
     async release(key: string): Promise<void> {
       await db.deleteFrom('storage_names').where('key', '=', key).execute();
+    },
+    /** Reservations made before `before` that never got a record (an upload that crashed or failed without cleaning up). */
+    async unrecorded(before: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('storage_names')
+        .leftJoin('file_uploads', 'file_uploads.storage_key', 'storage_names.key')
+        .select('storage_names.key')
+        .where('storage_names.created_at', '<', before)
+        .where('file_uploads.id', 'is', null)
+        .orderBy('storage_names.key')
+        .execute();
+      return rows.map((r) => r.key);
     },
   };
 }
@@ -470,20 +500,15 @@ function activityRepo(db: DB, dialect: Database['dialect']) {
 
 function loginFailuresRepo(db: DB) {
   return {
-    /** Failures counted in the current window for each key (windows older than windowStart count as none). */
-    async counts(keys: string[], windowStart: string): Promise<{ key: string; failures: number; windowStartedAt: string }[]> {
-      const rows = await db
-        .selectFrom('login_failures')
-        .selectAll()
-        .where('key', 'in', keys)
-        .where('window_started_at', '>', windowStart)
-        .execute();
-      return rows.map((r) => ({ key: r.key, failures: Number(r.failures), windowStartedAt: r.window_started_at }));
-    },
-    /** Adds one failure to each key, starting a new window where the old one has ended. */
-    async record(keys: string[], now: string, windowStart: string): Promise<void> {
+    /**
+     * Counts one attempt against each key, starting a new window where the old one has ended, and
+     * returns each key's count after it: one statement per key, atomic in both databases, so
+     * simultaneous attempts each see a different count.
+     */
+    async count(keys: string[], now: string, windowStart: string): Promise<{ key: string; failures: number; windowStartedAt: string }[]> {
+      const counted = [];
       for (const key of keys) {
-        await db
+        const row = await db
           .insertInto('login_failures')
           .values({ key, failures: 1, window_started_at: now })
           .onConflict((oc) =>
@@ -492,8 +517,20 @@ function loginFailuresRepo(db: DB) {
               window_started_at: sql<string>`case when ${eb.ref('login_failures.window_started_at')} > ${windowStart} then ${eb.ref('login_failures.window_started_at')} else ${eb.ref('excluded.window_started_at')} end`,
             })),
           )
-          .execute();
+          .returning(['failures', 'window_started_at'])
+          .executeTakeFirstOrThrow();
+        counted.push({ key, failures: Number(row.failures), windowStartedAt: row.window_started_at });
       }
+      return counted;
+    },
+    /** Takes back one counted attempt (it turned out not to be a failure). */
+    async uncount(key: string): Promise<void> {
+      await db
+        .updateTable('login_failures')
+        .set((eb) => ({ failures: eb('failures', '-', 1) }))
+        .where('key', '=', key)
+        .where('failures', '>', 0)
+        .execute();
     },
     async clear(key: string): Promise<void> {
       await db.deleteFrom('login_failures').where('key', '=', key).execute();

@@ -1,7 +1,10 @@
 import type { DocumentType } from './model.js';
 
+/** Every document's key starts with this; the reconciler looks at nothing else in a store. */
+export const DOCUMENTS_PREFIX = 'print-orders/';
+
 /** Where a document is stored (specification 4.1 step 8, interface.md "Files"). */
-export const documentFolder = (projectId: string, type: DocumentType): string => `print-orders/${projectId}/${type.toLowerCase()}`;
+export const documentFolder = (projectId: string, type: DocumentType): string => `${DOCUMENTS_PREFIX}${projectId}/${type.toLowerCase()}`;
 
 /** `<lower-case fileType>_<milliseconds>`. */
 export const publicName = (type: DocumentType, ms: number): string => `${type.toLowerCase()}_${ms}`;
@@ -32,3 +35,18 @@ export function dispositionFor(contentType: string, filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
+
+/**
+ * The original file name as it is kept: control characters (NUL among them, which PostgreSQL's
+ * text refuses) taken out, so a name never fails the record after the bytes are stored.
+ */
+export function cleanFilename(filename: string): string {
+  // eslint-disable-next-line no-control-regex
+  const cleaned = filename.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return cleaned || 'file';
+}
+
+/** The part's declared type as it is kept: one holding control characters is no type at all. */
+export const cleanContentType = (declared: string | undefined): string =>
+  // eslint-disable-next-line no-control-regex
+  declared && !/[\u0000-\u001f\u007f]/.test(declared) ? declared : 'application/octet-stream';

@@ -14,6 +14,7 @@ import {
 } from '../actions/upload-document.js';
 import type { Deps } from '../deps.js';
 import type { Actor, DocumentType, FileUpload, Project } from '../domain/model.js';
+import { cleanContentType, cleanFilename } from '../domain/documents.js';
 import { checkUploadFields } from '../domain/upload-policy.js';
 import { AppError, errors } from '../errors.js';
 
@@ -54,7 +55,9 @@ export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Acto
       if (part.type === 'field') {
         const name = part.fieldname as FieldName;
         if ((name === 'projectId' || name === 'fileType') && !(name in fields)) {
-          fields[name] = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
+          const value = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
+          if (value.includes('\u0000')) throw errors.invalidField(name, 'must not contain NUL characters');
+          fields[name] = value;
         }
         continue;
       }
@@ -70,7 +73,7 @@ export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Acto
       }
       const received = new ReceivedFile(part.file, max);
       if (!(await received.firstByteArrived())) continue;
-      file = { filename: part.filename, contentType: part.mimetype || 'application/octet-stream', received };
+      file = { filename: cleanFilename(part.filename), contentType: cleanContentType(part.mimetype), received };
 
       if (present(fields.projectId) && present(fields.fileType)) {
         const { project, type } = await authorize(deps, actor, true, fields);

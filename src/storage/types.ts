@@ -29,6 +29,35 @@ export interface FileStorage {
   check(): Promise<void>;
 }
 
+/** A complete object in a store, as a listing shows it. */
+export interface StoredObject {
+  key: string;
+  modifiedAt: Date;
+}
+
+/** A write that never completed: a local temporary file, an S3 multipart upload never completed or aborted. */
+export interface IncompleteWrite {
+  /** What to show: the temporary file's name, or the multipart upload's key and id. */
+  name: string;
+  startedAt: Date;
+  /** Deletes what was written (the temporary file; the upload's parts). */
+  remove(): Promise<void>;
+}
+
+/**
+ * What the reconciler (storage/reconcile.ts) needs of a store: drivers that can list their
+ * objects implement it (local, S3); Cloudinary's listing is a rate-limited admin API, so it does not.
+ */
+export interface ListableStorage {
+  /** Every complete object whose key starts with prefix. */
+  listObjects(prefix: string): AsyncIterable<StoredObject>;
+  /** Writes that began and never completed (crashed uploads). */
+  listIncomplete(): AsyncIterable<IncompleteWrite>;
+  removeObject(key: string): Promise<void>;
+}
+
+export const isListable = (s: FileStorage): s is FileStorage & ListableStorage => 'listObjects' in s && 'listIncomplete' in s;
+
 /**
  * Raised by a driver when the key is taken. The caller moves on to the next free name when the
  * body is still unread; once read, its bytes cannot be sent again and the upload fails.

@@ -28,6 +28,8 @@ export interface S3Server {
   keys(): string[];
   /** Multipart uploads begun and neither completed nor aborted. */
   pendingUploads(): string[];
+  /** The same, with each one's key and when it began (what ListMultipartUploads answers). */
+  pendingUploadDetails(): { uploadId: string; key: string; initiated: Date }[];
   /** Drops a multipart upload's parts (s3rver has no AbortMultipartUpload; the front answers it with this). */
   discardUpload(uploadId: string): void;
   /** Writes an object directly (unsigned), as another writer would. */
@@ -88,6 +90,14 @@ export async function startS3Server(bucket = 'print-orders-test'): Promise<S3Ser
       const uploads = path.join(dir, bucket, '._S3rver_uploads');
       return fs.existsSync(uploads) ? fs.readdirSync(uploads) : [];
     },
+    pendingUploadDetails() {
+      const uploads = path.join(dir, bucket, '._S3rver_uploads');
+      return s3.pendingUploads().map((uploadId) => ({
+        uploadId,
+        key: fs.readFileSync(path.join(uploads, uploadId, 'key'), 'utf8'),
+        initiated: fs.statSync(path.join(uploads, uploadId, 'key')).mtime,
+      }));
+    },
     discardUpload(uploadId) {
       if (!/^[\w-]+$/.test(uploadId)) throw new Error(`odd upload id ${uploadId}`);
       fs.rmSync(path.join(dir, bucket, '._S3rver_uploads', uploadId), { recursive: true, force: true });
@@ -123,7 +133,7 @@ export type FrontPlan =
 /**
  * An HTTP front for an S3Server that behaves like AWS S3 where s3rver does not: a write with
  * `If-None-Match: *` (PutObject, CompleteMultipartUpload) to a key that exists answers 412
- * PreconditionFailed, and AbortMultipartUpload works. It records every request, and can stage the
+ * PreconditionFailed, and AbortMultipartUpload and ListMultipartUploads work. It records every request, and can stage the
  * races above or fail UploadPart.
  */
 export interface S3Front {
@@ -193,6 +203,16 @@ export async function startS3Front(s3: S3Server): Promise<S3Front> {
         await intrude(url);
       } else if (object && req.method === 'HEAD' && planned === 'taken-before-write') {
         res.writeHead(404).end();
+        return;
+      }
+      if (!object && req.method === 'GET' && url.searchParams.has('uploads')) {
+        const entries = s3
+          .pendingUploadDetails()
+          .map((u) => `<Upload><Key>${u.key}</Key><UploadId>${u.uploadId}</UploadId><Initiated>${u.initiated.toISOString()}</Initiated></Upload>`)
+          .join('');
+        req.resume();
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<ListMultipartUploadsResult><Bucket>${s3.bucket}</Bucket><IsTruncated>false</IsTruncated>${entries}</ListMultipartUploadsResult>`);
         return;
       }
       if (object && req.method === 'DELETE' && url.searchParams.has('uploadId')) {

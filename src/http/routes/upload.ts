@@ -1,10 +1,13 @@
 import multipart from '@fastify/multipart';
 import { Type } from '@fastify/type-provider-typebox';
+import { errors } from '../../errors.js';
 import { presentUpload } from '../../presenters/index.js';
 import { receiveUpload } from '../receive-upload.js';
 import { actorOf } from '../session.js';
 import { UploadResult, errorRef } from '../schemas.js';
 import { type App, type RouteContext, documentationOnly } from './context.js';
+
+const MULTIPART = /^\s*multipart\/form-data\s*(;|$)/i;
 
 /** Specification 4.1: POST /api/upload. The session is checked before a byte of the body is read. */
 export async function uploadRoutes(app: App, { deps, hooks }: RouteContext) {
@@ -17,7 +20,12 @@ export async function uploadRoutes(app: App, { deps, hooks }: RouteContext) {
     '/api/upload',
     {
       onRequest: hooks.requireSession,
-      config: { failure: { message: 'Upload failed', exposeMessage: true } },
+      // A body that is not multipart carries none of the fields: check 2's answer, before Fastify's
+      // content-type parsing could refuse a malformed type (Content-Type: garbage) in its own words.
+      preParsing: async (req) => {
+        if (!MULTIPART.test(req.headers['content-type'] ?? '')) throw errors.uploadFieldsRequired();
+      },
+      config: { failure: { message: 'Upload failed', exposeMessage: true }, streamedBody: true },
       schema: {
         tags: ['documents'],
         summary: 'Upload a project document (PO, CHALLAN or INVOICE)',

@@ -1,11 +1,19 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type FileStorage, type ObjectLocation, ObjectExistsError, objectKey } from '../types.js';
+import { type FileStorage, type IncompleteWrite, type ListableStorage, type ObjectLocation, type StoredObject, ObjectExistsError, objectKey } from '../types.js';
 
-/** Files on the local disk under `root`, served by the service itself at `<publicUrl>/files/<key>`. */
-export class LocalStorage implements FileStorage {
+/** Where bytes are written before they are complete: inside the root, so moving them is a rename on one file system. */
+const INCOMING = '.incoming';
+
+/**
+ * Files on the local disk under `root`, served by the service itself at `<publicUrl>/files/<key>`.
+ * A file is written under a temporary name and appears under its key only once complete (and on
+ * disk: flushed), so a crash leaves at most a temporary file, which the reconciler removes.
+ */
+export class LocalStorage implements FileStorage, ListableStorage {
   readonly driver = 'local';
 
   constructor(
@@ -16,26 +24,27 @@ export class LocalStorage implements FileStorage {
   async put(location: ObjectLocation, body: Readable): Promise<{ url: string }> {
     const key = objectKey(location);
     const file = this.pathOf(key);
-    await fs.promises.mkdir(path.dirname(file), { recursive: true });
-    let out: fs.WriteStream;
+    // Refuse a taken key before a byte is read, so the caller can move on to the next name.
+    if (await exists(file)) throw new ObjectExistsError(key);
+    const temporary = path.join(this.root, INCOMING, randomUUID());
+    await fs.promises.mkdir(path.dirname(temporary), { recursive: true });
     try {
-      // 'wx': fail rather than overwrite, even if two instances share the disk.
-      out = await openExclusive(file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ObjectExistsError(key);
-      throw err;
-    }
-    try {
-      await pipeline(body, out);
-    } catch (err) {
-      await fs.promises.rm(file, { force: true });
-      throw err;
+      // flush: fsync before close, so what is moved into place is on disk, not only in the page cache.
+      await pipeline(body, fs.createWriteStream(temporary, { flags: 'wx', flush: true }));
+      await fs.promises.mkdir(path.dirname(file), { recursive: true });
+      // link() fails when the name exists (rename() would replace it): nothing is ever overwritten,
+      // even if two instances share the disk.
+      await fs.promises.link(temporary, file).catch((err: NodeJS.ErrnoException) => {
+        throw err.code === 'EEXIST' ? new ObjectExistsError(key) : err;
+      });
+    } finally {
+      await fs.promises.rm(temporary, { force: true });
     }
     return { url: `${this.publicUrl}/files/${key.split('/').map(encodeURIComponent).join('/')}` };
   }
 
   async remove(location: ObjectLocation): Promise<void> {
-    await fs.promises.rm(this.pathOf(objectKey(location)), { force: true });
+    await this.removeObject(objectKey(location));
   }
 
   async check(): Promise<void> {
@@ -43,7 +52,30 @@ export class LocalStorage implements FileStorage {
     await fs.promises.access(this.root, fs.constants.W_OK);
   }
 
-  /** The file behind a key, or null when the key would leave the root. */
+  async *listObjects(prefix: string): AsyncIterable<StoredObject> {
+    const dir = this.pathOf(prefix.replace(/\/+$/, ''));
+    for await (const file of walk(dir)) {
+      const stat = await fs.promises.stat(file).catch(() => undefined);
+      if (stat?.isFile()) yield { key: path.relative(this.root, file).split(path.sep).join('/'), modifiedAt: stat.mtime };
+    }
+  }
+
+  async *listIncomplete(): AsyncIterable<IncompleteWrite> {
+    const dir = path.join(this.root, INCOMING);
+    const names = await fs.promises.readdir(dir).catch(() => [] as string[]);
+    for (const name of names) {
+      // mtime, not birth: a slow upload still being written is recent.
+      const stat = await fs.promises.stat(path.join(dir, name)).catch(() => undefined);
+      const file = path.join(dir, name);
+      if (stat) yield { name: `${INCOMING}/${name}`, startedAt: stat.mtime, remove: () => fs.promises.rm(file, { force: true }) };
+    }
+  }
+
+  async removeObject(key: string): Promise<void> {
+    await fs.promises.rm(this.pathOf(key), { force: true });
+  }
+
+  /** The file behind a key; throws when the key would leave the root. */
   pathOf(key: string): string {
     const file = path.resolve(this.root, key);
     if (!file.startsWith(this.root + path.sep)) throw new Error(`Invalid storage key ${key}`);
@@ -51,10 +83,18 @@ export class LocalStorage implements FileStorage {
   }
 }
 
-function openExclusive(file: string): Promise<fs.WriteStream> {
-  return new Promise((resolve, reject) => {
-    const out = fs.createWriteStream(file, { flags: 'wx' });
-    out.once('open', () => resolve(out));
-    out.once('error', reject);
-  });
+const exists = (file: string) =>
+  fs.promises.access(file).then(
+    () => true,
+    () => false,
+  );
+
+/** Every file under dir, depth first; nothing when dir does not exist. */
+async function* walk(dir: string): AsyncIterable<string> {
+  const entries = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => [] as fs.Dirent[]);
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) yield* walk(full);
+    else yield full;
+  }
 }

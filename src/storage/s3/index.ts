@@ -1,9 +1,17 @@
-import { DeleteObjectCommand, HeadBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  DeleteObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
 import type { StorageConfig } from '../../config.js';
 import { dispositionFor } from '../../domain/documents.js';
-import { type FileStorage, type ObjectLocation, ObjectExistsError, objectKey } from '../types.js';
+import { type FileStorage, type IncompleteWrite, type ListableStorage, type ObjectLocation, type StoredObject, ObjectExistsError, objectKey } from '../types.js';
 
 type S3Settings = Extract<StorageConfig, { driver: 's3' }>;
 
@@ -15,7 +23,7 @@ const PART_BYTES = 5 * 1024 * 1024;
  * Objects in an S3 bucket (AWS or any S3-compatible store), public at `<publicUrl>/<key>`.
  * Bodies go up in 5 MiB parts, two in flight, so an upload holds about 20 MiB whatever its size.
  */
-export class S3Storage implements FileStorage {
+export class S3Storage implements FileStorage, ListableStorage {
   readonly driver = 's3';
   private readonly client: S3Client;
 
@@ -66,7 +74,53 @@ export class S3Storage implements FileStorage {
   }
 
   async remove(location: ObjectLocation): Promise<void> {
-    const key = objectKey(location);
+    await this.removeObject(objectKey(location));
+  }
+
+  async *listObjects(prefix: string): AsyncIterable<StoredObject> {
+    let token: string | undefined;
+    do {
+      const page = await this.client
+        .send(new ListObjectsV2Command({ Bucket: this.settings.bucket, Prefix: prefix, ContinuationToken: token }))
+        .catch((err: unknown) => {
+          throw failure(`S3 listing of ${this.settings.bucket}/${prefix}`, err);
+        });
+      for (const o of page.Contents ?? []) if (o.Key) yield { key: o.Key, modifiedAt: o.LastModified ?? new Date(0) };
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  /**
+   * Multipart uploads begun and never completed or aborted (an instance that crashed mid-upload):
+   * their parts are stored, and billed, until aborted. lib-storage aborts the ones that fail in a running process.
+   */
+  async *listIncomplete(): AsyncIterable<IncompleteWrite> {
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    do {
+      const page = await this.client
+        .send(new ListMultipartUploadsCommand({ Bucket: this.settings.bucket, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }))
+        .catch((err: unknown) => {
+          throw failure(`S3 listing of incomplete multipart uploads in ${this.settings.bucket}`, err);
+        });
+      for (const u of page.Uploads ?? []) {
+        const { Key: key, UploadId: uploadId } = u;
+        if (!key || !uploadId) continue;
+        yield {
+          name: `${key} (multipart upload ${uploadId})`,
+          startedAt: u.Initiated ?? new Date(0),
+          remove: async () => {
+            await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.settings.bucket, Key: key, UploadId: uploadId })).catch((err: unknown) => {
+              throw failure(`S3 abort of the multipart upload ${uploadId} of ${key}`, err);
+            });
+          },
+        };
+      }
+      [keyMarker, uploadIdMarker] = page.IsTruncated ? [page.NextKeyMarker, page.NextUploadIdMarker] : [undefined, undefined];
+    } while (keyMarker);
+  }
+
+  async removeObject(key: string): Promise<void> {
     try {
       await this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: key }));
     } catch (err) {

@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { cleanContentType, cleanFilename } from './documents.js';
+
+test('cleanFilename takes control characters out of an uploaded name', () => {
+  const cases: [string, string][] = [
+    ['order.pdf', 'order.pdf'],
+    ['ord\u0000er.pdf', 'order.pdf'],
+    ['a\tb\r\nc\u007f.txt', 'abc.txt'],
+    ['  spaced name.pdf ', 'spaced name.pdf'],
+    ['\u0000\u0001', 'file'],
+    ['résumé ✓.pdf', 'résumé ✓.pdf'],
+  ];
+  for (const [given, kept] of cases) assert.equal(cleanFilename(given), kept, JSON.stringify(given));
+});
+
+test('cleanContentType keeps a declared type unless it holds control characters', () => {
+  const cases: [string | undefined, string][] = [
+    ['application/pdf', 'application/pdf'],
+    ['text/plain; charset=utf-8', 'text/plain; charset=utf-8'],
+    ['application/p\u0000df', 'application/octet-stream'],
+    ['', 'application/octet-stream'],
+    [undefined, 'application/octet-stream'],
+  ];
+  for (const [given, kept] of cases) assert.equal(cleanContentType(given), kept, JSON.stringify(given));
+});
