@@ -12,6 +12,7 @@ import { newId } from '../src/ids.js';
 import { Client, type TestService, parseBody, startTestService } from './helpers/service.js';
 import { assertAnswer, rawJson, uniqueEmail } from './helpers/team.js';
 import { filesUnder, postMultipart, storedState, assertNothingStoredSince } from './helpers/upload.js';
+import { labelOf } from '../src/domain/labels.js';
 
 let svc: TestService;
 let admin: Client;
@@ -25,7 +26,8 @@ before(async () => {
 });
 after(() => svc?.close());
 
-const nul = (field: string) => ({ error: `${field} must not contain NUL characters` });
+// Body fields are named as people call them (domain/labels.ts); query and path fields by where they are.
+const nul = (field: string) => ({ error: `${labelOf(field)} must not contain NUL characters` });
 
 describe('NUL characters are a 400 naming the field, before anything is read or written', () => {
   test('query strings and path parameters', async () => {
