@@ -103,6 +103,8 @@ export function* fileBytes(size: number, block: Buffer): Generator<Buffer> {
 
 export interface UploadOptions {
   port: number;
+  /** Default /api/upload. */
+  path?: string;
   cookie: string;
   agent?: http.Agent;
   /** Text fields, sent in this order before the file part. */
@@ -114,7 +116,7 @@ export interface UploadOptions {
   timeoutMs: number;
 }
 
-/** POST /api/upload: multipart body streamed from {@link fileBytes}, with an exact Content-Length. */
+/** POST /api/upload (or opts.path): multipart body streamed from {@link fileBytes}, with an exact Content-Length. */
 export function streamUpload(opts: UploadOptions): Promise<HttpResult> {
   const boundary = `----bench${randomBytes(12).toString('hex')}`;
   let head = '';
@@ -133,7 +135,7 @@ export function streamUpload(opts: UploadOptions): Promise<HttpResult> {
     {
       port: opts.port,
       method: 'POST',
-      path: '/api/upload',
+      path: opts.path ?? '/api/upload',
       headers: {
         cookie: opts.cookie,
         'content-type': `multipart/form-data; boundary=${boundary}`,
