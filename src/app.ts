@@ -6,6 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Deps } from './deps.js';
+import { registerCompression } from './http/compression.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { activityRoutes } from './http/routes/activity.js';
 import { authRoutes } from './http/routes/auth.js';
@@ -77,6 +78,7 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
     if (closing) reply.header('connection', 'close');
   });
 
+  registerCompression(app);
   await app.register(cookie);
   await app.register(swagger, {
     openapi: {

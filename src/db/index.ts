@@ -20,6 +20,7 @@ import {
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { initial } from './migrations/001_initial.js';
+import { teamVersion } from './migrations/004_team_version.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -87,7 +88,7 @@ export async function migrate(database: Database): Promise<void> {
     database.dialect === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(database.db)).rows[0]?.s : undefined;
   const migrator = new Migrator({
     db: database.db,
-    provider: { getMigrations: async () => ({ '001_initial': initial(database.dialect) }) },
+    provider: { getMigrations: async () => ({ '001_initial': initial(database.dialect), '004_team_version': teamVersion(database.dialect) }) },
     migrationTableSchema: schema,
   });
   for (let attempt = 1; ; attempt++) {
