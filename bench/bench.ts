@@ -191,7 +191,7 @@ async function largeUploads(ctx: BenchContext): Promise<void> {
 
       before = memoryOf(pid);
       const sampler = new RssSampler(pid, 20).start();
-      const prober = size === GiB ? probeHealth(port) : undefined;
+      const prober = size === GiB ? await probeHealth(port) : undefined;
       ms = 0;
       try {
         for (let i = 0; i < count; i++) {
@@ -240,7 +240,7 @@ async function smallUploads(ctx: BenchContext): Promise<void> {
   const small = contentBlock(SMALL_UPLOAD.size);
   const run = async (target: 'ours' | 'reference') => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: SMALL_UPLOAD.clients });
-    const prober = target === 'ours' ? probeHealth(ctx.port) : undefined;
+    const prober = target === 'ours' ? await probeHealth(ctx.port) : undefined;
     try {
       const load = await runLoad(SMALL_UPLOAD.clients, SMALL_UPLOAD.maxCount, ctx.loadMs, async (n) => {
         const res = await streamUpload({
@@ -260,7 +260,7 @@ async function smallUploads(ctx: BenchContext): Promise<void> {
       });
       return { rate: load.count / (load.elapsedMs / 1000), load, probe: (await prober?.stop()) ?? [] };
     } finally {
-      await prober?.stop();
+      await prober?.stop().catch(() => []);
       agent.destroy();
     }
   };
@@ -317,7 +317,7 @@ async function teamList(ctx: BenchContext): Promise<void> {
   type Variant = { label: string; headers: Record<string, string>; expect: number };
   const run = async (target: 'ours' | 'reference', variant: Variant) => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: TEAM.clients });
-    const prober = probeHealth(target === 'ours' ? port : ctx.reference.port);
+    const prober = await probeHealth(target === 'ours' ? port : ctx.reference.port);
     let wire = 0;
     try {
       const load = await runLoad(TEAM.clients, TEAM.maxCount, ctx.loadMs, async () => {
@@ -330,7 +330,7 @@ async function teamList(ctx: BenchContext): Promise<void> {
       });
       return { rate: load.count / (load.elapsedMs / 1000), load, wire, probe: await prober.stop() };
     } finally {
-      await prober.stop().catch(() => []);
+      await prober.stop().catch(() => []); // already stopped above unless the load failed
       agent.destroy();
     }
   };
@@ -394,7 +394,7 @@ async function teamList(ctx: BenchContext): Promise<void> {
 /** 5. Bursts of 50 logins at once (bcrypt cost 10 each), /healthz probed meanwhile. */
 async function logins(ctx: BenchContext): Promise<void> {
   if (!ctx.state.seededUsers) throw new Error('the logins phase needs the team phase\'s seeded users');
-  const prober = probeHealth(ctx.port);
+  const prober = await probeHealth(ctx.port);
   let count = 0;
   const started = performance.now();
   const latencies: number[] = [];

@@ -5,11 +5,9 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import type { Config } from '../src/config.js';
 import { freePort } from '../test/helpers/service.js';
-import { request } from './http.js';
 import { fmtMs, percentile } from './load.js';
 
 export interface BenchContext {
@@ -57,27 +55,35 @@ export const median = (xs: number[]): number => {
 export const fmtRatio = (r: number): string => (r >= 2 ? `${r.toFixed(2)}×` : `${(r * 100).toFixed(0)} %`);
 
 /**
- * GET /healthz every intervalMs from one keep-alive connection while a load runs: how long any
- * request waits behind the load (an event loop blocked by it shows here first).
+ * GET /healthz every intervalMs while a load runs (bench/probe.ts, in its own process so the load
+ * client's work does not delay it): how long any request waits behind the load. stop() gives the
+ * latencies in ms, sorted; call it once.
  */
-export function probeHealth(port: number, intervalMs = 25): { stop(): Promise<number[]> } {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const latencies: number[] = [];
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const res = await request({ port, method: 'GET', path: '/healthz', agent, timeoutMs: 30_000 });
-      if (res.status !== 200) throw new Error(`/healthz answered ${res.status}`);
-      latencies.push(res.ms);
-      await new Promise((r) => setTimeout(r, intervalMs));
-    }
-  })();
+export async function probeHealth(port: number, intervalMs = 25): Promise<{ stop(): Promise<number[]> }> {
+  const child = fork(path.join(import.meta.dirname, 'probe.ts'), [String(port), String(intervalMs)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the /healthz probe exited with ${code}`)));
+  });
+  let stopped: Promise<number[]> | undefined;
   return {
-    async stop() {
-      running = false;
-      await loop.finally(() => agent.destroy());
-      return latencies.sort((a, b) => a - b);
-    },
+    stop: () =>
+      (stopped ??= new Promise<number[]>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error('the /healthz probe did not report within 60 s'));
+        }, 60_000);
+        child.once('message', (msg: { latencies: number[]; failure?: string }) => {
+          clearTimeout(timer);
+          if (msg.failure) reject(new Error(`/healthz probe: ${msg.failure}`));
+          else resolve(msg.latencies.sort((a, b) => a - b));
+        });
+        child.send('stop');
+      })),
   };
 }
 
