@@ -1,22 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import {
-  Kysely,
-  type KyselyPlugin,
-  Migrator,
-  OperationNodeTransformer,
-  PostgresDialect,
-  PrimitiveValueListNode,
-  SqliteDialect,
-  ValueNode,
-  sql,
-  type PluginTransformQueryArgs,
-  type PluginTransformResultArgs,
-  type QueryResult,
-  type RootOperationNode,
-  type UnknownRow,
-} from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { initial } from './migrations/001_initial.js';
@@ -41,10 +26,7 @@ export async function openDatabase(config: Config['database']): Promise<Database
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    const db = new Kysely<Tables>({
-      dialect: new SqliteDialect({ database: sqlite }),
-      plugins: [new SqliteBooleanPlugin()],
-    });
+    const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: new PreparedStatements(sqlite) }) });
     return { db, dialect: 'sqlite', destroy: () => db.destroy() };
   }
 
@@ -106,22 +88,40 @@ export function isUniqueViolation(err: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
-/** better-sqlite3 binds no booleans: turn them into 1/0 on the way in. */
-class SqliteBooleanPlugin implements KyselyPlugin {
-  readonly #transformer = new BooleanToInteger();
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    return this.#transformer.transformNode(args.node);
+/** How many prepared statements the SQLite connection keeps: every query the service writes, with room to spare. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * The SQLite connection as Kysely sees it, with two additions: a statement is prepared once per SQL
+ * text and reused (preparing costs more than running a short query, and the service runs the same
+ * few dozen queries over and over), and booleans are bound as 1/0 (better-sqlite3 binds none).
+ */
+class PreparedStatements implements SqliteDatabase {
+  readonly #statements = new Map<string, SQLite.Statement>();
+
+  constructor(private readonly sqlite: SQLite.Database) {}
+
+  close(): void {
+    this.#statements.clear();
+    this.sqlite.close();
   }
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    return args.result;
+
+  prepare(text: string): SqliteStatement {
+    let stmt = this.#statements.get(text);
+    // One still being iterated (a streamed query) cannot run again until it is done: use a fresh one meanwhile.
+    if (!stmt || stmt.busy) {
+      stmt = this.sqlite.prepare(text);
+      if (this.#statements.size >= STATEMENT_CACHE_SIZE) this.#statements.delete(this.#statements.keys().next().value!);
+      this.#statements.set(text, stmt);
+    }
+    const prepared = stmt;
+    return {
+      reader: prepared.reader,
+      all: (params) => prepared.all(bindable(params)),
+      run: (params) => prepared.run(bindable(params)),
+      iterate: (params) => prepared.iterate(bindable(params)),
+    };
   }
 }
 
-class BooleanToInteger extends OperationNodeTransformer {
-  protected override transformValue(node: ValueNode): ValueNode {
-    return typeof node.value === 'boolean' ? ValueNode.create(node.value ? 1 : 0) : node;
-  }
-  protected override transformPrimitiveValueList(node: PrimitiveValueListNode): PrimitiveValueListNode {
-    return PrimitiveValueListNode.create(node.values.map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v)));
-  }
-}
+const bindable = (params: ReadonlyArray<unknown>): unknown[] => params.map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v));
