@@ -18,6 +18,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Fastify's trustProxy: whether X-Forwarded-For names the client (behind a load balancer). */
   trustProxy: boolean | string;
+  /** METRICS_TOKEN: GET /metrics answers only with `Authorization: Bearer <it>`; unset, there is no /metrics. */
+  metricsToken: string | null;
 }
 
 /** Where documents are kept (STORAGE_DRIVER and its settings). */
@@ -106,6 +108,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
     trustProxy: parseTrustProxy(text(env, 'TRUST_PROXY')),
+    metricsToken: text(env, 'METRICS_TOKEN') ?? null,
   };
 }
 

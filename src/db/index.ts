@@ -15,6 +15,8 @@ export interface Database {
   db: DB;
   dialect: Dialect;
   destroy(): Promise<void>;
+  /** PostgreSQL: the pool's connections right now, and how many idle ones have failed since start (for /metrics). */
+  pool?: { total(): number; idle(): number; waiting(): number; idleErrors(): number };
 }
 
 /** Opens the configured database (SQLite in WAL mode, or a PostgreSQL pool). Does not migrate. */
@@ -49,8 +51,17 @@ export async function openDatabase(config: Config['database']): Promise<Database
     options: config.schema ? `-c search_path="${config.schema}"` : undefined,
     types: { getTypeParser: pgTypeParser },
   });
+  // A connection that fails while idle (the server restarted, a network cut) leaves the pool by
+  // itself; without a listener its error would end the process.
+  let idleErrors = 0;
+  pool.on('error', () => idleErrors++);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', destroy: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    destroy: () => db.destroy(),
+    pool: { total: () => pool.totalCount, idle: () => pool.idleCount, waiting: () => pool.waitingCount, idleErrors: () => idleErrors },
+  };
 }
 
 const PG_INT8 = 20;
