@@ -22,7 +22,7 @@ import { BUILT, RssSampler, type ServiceProcess, memoryOf, spawnService } from '
 import { testConfig } from '../test/helpers/service.js';
 import { type HttpResult, contentBlock, jsonRequest, request, sessionCookie, streamUpload } from './http.js';
 import { KiB, MiB, fmtBytes, fmtMs, percentile, printTable, runLoad } from './load.js';
-import { type BenchContext, type Phase, type ReportRow, fmtProbe, fmtRatio, median, probeHealth, startReference } from './phase.js';
+import { type BenchContext, type Phase, type Probed, type ReportRow, fmtProbe, fmtRatio, median, probeHealth, startReference } from './phase.js';
 
 const GiB = 1024 * MiB;
 
@@ -37,6 +37,8 @@ const TEAM = { users: 10_000, batch: 500, clients: 8, maxCount: 100_000 };
 const LOGINS = { concurrent: 50, waves: 3 };
 const BENCH_USER_PASSWORD = 'bench user password';
 const HEALTH_P99_GOAL_MS = 20;
+/** The service runs with /metrics on, as it would in production; the bench reads its event-loop delay there. */
+const METRICS_TOKEN = `bench-${randomBytes(9).toString('base64url')}`;
 
 const rows: ReportRow[] = [];
 const step = (msg: string) => console.error(`[bench] ${msg}`);
@@ -65,6 +67,7 @@ async function main(): Promise<void> {
       ADMIN_NAME: 'Bench Admin',
       SHUTDOWN_GRACE_MS: '5000',
       LOGIN_MAX_FAILURES_PER_ADDRESS: '1000',
+      METRICS_TOKEN: METRICS_TOKEN,
     },
   });
   const { config } = made;
@@ -177,7 +180,7 @@ async function largeUploads(ctx: BenchContext): Promise<void> {
     const refs: number[] = [];
     let peak = 0;
     let growth = 0;
-    let probe: number[] = [];
+    let probe: Probed = { latencies: [] };
     let before: ReturnType<typeof memoryOf>;
     for (let round = 0; round < ctx.rounds; round++) {
       ctx.step(`uploading ${count} × ${label}, round ${round + 1}: reference, then ours`);
@@ -191,7 +194,7 @@ async function largeUploads(ctx: BenchContext): Promise<void> {
 
       before = memoryOf(pid);
       const sampler = new RssSampler(pid, 20).start();
-      const prober = size === GiB ? await probeHealth(port) : undefined;
+      const prober = size === GiB ? await probeHealth(port, METRICS_TOKEN) : undefined;
       ms = 0;
       try {
         for (let i = 0; i < count; i++) {
@@ -227,7 +230,7 @@ async function largeUploads(ctx: BenchContext): Promise<void> {
         goal: { text: `≤ ${fmtBytes(RSS_GROWTH_GOAL)}`, met: growth <= RSS_GROWTH_GOAL },
         detail: `peak ${fmtBytes(peak)}; VmRSS sampled every 20 ms`,
       });
-      ctx.report({ section: 'health', metric: `/healthz during the ${label} upload`, value: `p99 ${fmtMs(percentile(probe, 99))}`, detail: fmtProbe(probe) });
+      ctx.report({ section: 'health', metric: `/healthz during the ${label} upload`, value: `p99 ${fmtMs(percentile(probe.latencies, 99))}`, detail: fmtProbe(probe) });
     } else {
       ctx.report({ section: 'memory', metric: `server peak RSS during the ${label} uploads`, value: fmtBytes(peak) });
     }
@@ -240,7 +243,7 @@ async function smallUploads(ctx: BenchContext): Promise<void> {
   const small = contentBlock(SMALL_UPLOAD.size);
   const run = async (target: 'ours' | 'reference') => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: SMALL_UPLOAD.clients });
-    const prober = target === 'ours' ? await probeHealth(ctx.port) : undefined;
+    const prober = target === 'ours' ? await probeHealth(ctx.port, METRICS_TOKEN) : undefined;
     try {
       const load = await runLoad(SMALL_UPLOAD.clients, SMALL_UPLOAD.maxCount, ctx.loadMs, async (n) => {
         const res = await streamUpload({
@@ -258,9 +261,9 @@ async function smallUploads(ctx: BenchContext): Promise<void> {
         await checkedUpload(res, SMALL_UPLOAD.size, target === 'reference');
         return res.ms;
       });
-      return { rate: load.count / (load.elapsedMs / 1000), load, probe: (await prober?.stop()) ?? [] };
+      return { rate: load.count / (load.elapsedMs / 1000), load, probe: (await prober?.stop()) ?? { latencies: [] } };
     } finally {
-      await prober?.stop().catch(() => []);
+      await prober?.stop().catch(() => undefined);
       agent.destroy();
     }
   };
@@ -290,7 +293,7 @@ async function smallUploads(ctx: BenchContext): Promise<void> {
     value: `${fmtMs(percentile(mid.load.latencies, 50))} / ${fmtMs(percentile(mid.load.latencies, 99))}`,
     detail: `max ${fmtMs(mid.load.latencies.at(-1) ?? NaN)}`,
   });
-  const probe = median(ours.map((o) => percentile(o.probe, 99)));
+  const probe = median(ours.map((o) => percentile(o.probe.latencies, 99)));
   ctx.report({ section: 'health', metric: '/healthz during small uploads', value: `p99 ${fmtMs(probe)}`, detail: fmtProbe(mid.probe) });
 }
 
@@ -317,20 +320,20 @@ async function teamList(ctx: BenchContext): Promise<void> {
   type Variant = { label: string; headers: Record<string, string>; expect: number };
   const run = async (target: 'ours' | 'reference', variant: Variant) => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: TEAM.clients });
-    const prober = await probeHealth(target === 'ours' ? port : ctx.reference.port);
+    const prober = await probeHealth(target === 'ours' ? port : ctx.reference.port, target === 'ours' ? METRICS_TOKEN : undefined);
     let wire = 0;
     try {
       const load = await runLoad(TEAM.clients, TEAM.maxCount, ctx.loadMs, async () => {
-        const res = await request({ port: target === 'ours' ? port : ctx.reference.port, method: 'GET', path: '/api/team', headers: { cookie, ...variant.headers }, agent, timeoutMs: 30_000 });
-        if (res.status !== variant.expect || (variant.expect === 200 && !variant.headers['accept-encoding'] && res.body.length !== size)) {
-          throw new Error(`GET /api/team (${variant.label}): ${res.status}, ${res.body.length} bytes (expected ${variant.expect}${variant.expect === 200 ? `, ${size}` : ''})`);
+        const res = await request({ port: target === 'ours' ? port : ctx.reference.port, method: 'GET', path: '/api/team', headers: { cookie, ...variant.headers }, agent, timeoutMs: 30_000, discardBody: true });
+        if (res.status !== variant.expect || (variant.expect === 200 && !variant.headers['accept-encoding'] && res.bytes !== size)) {
+          throw new Error(`GET /api/team (${variant.label}): ${res.status}, ${res.bytes} bytes (expected ${variant.expect}${variant.expect === 200 ? `, ${size}` : ''})`);
         }
-        wire = res.body.length;
+        wire = res.bytes;
         return res.ms;
       });
       return { rate: load.count / (load.elapsedMs / 1000), load, wire, probe: await prober.stop() };
     } finally {
-      await prober.stop().catch(() => []); // already stopped above unless the load failed
+      await prober.stop().catch(() => undefined); // already stopped above unless the load failed
       agent.destroy();
     }
   };
@@ -362,12 +365,12 @@ async function teamList(ctx: BenchContext): Promise<void> {
     reference: `${fmtMs(percentile(refs[0]!.load.latencies, 50))} / ${fmtMs(percentile(refs[0]!.load.latencies, 99))}`,
     detail: `first (cold) request ${fmtMs(first.ms)}`,
   });
-  const probe = median(ours.map((o) => percentile(o.probe, 99)));
+  const probe = median(ours.map((o) => percentile(o.probe.latencies, 99)));
   ctx.report({
     section: 'health',
     metric: '/healthz while GET /api/team is under load',
     value: `p99 ${fmtMs(probe)}`,
-    reference: `p99 ${fmtMs(median(refs.map((r) => percentile(r.probe, 99))))}`,
+    reference: `p99 ${fmtMs(median(refs.map((r) => percentile(r.probe.latencies, 99))))}`,
     goal: { text: `p99 ≤ ${HEALTH_P99_GOAL_MS} ms`, met: probe <= HEALTH_P99_GOAL_MS },
     detail: fmtProbe(mid.probe),
   });
@@ -385,7 +388,7 @@ async function teamList(ctx: BenchContext): Promise<void> {
       value: `${r.rate.toFixed(1)} /s`,
       reference: `${ref.toFixed(1)} /s`,
       ratio: r.rate / ref,
-      detail: `${fmtBytes(r.wire)} on the wire; p50 ${fmtMs(percentile(r.load.latencies, 50))}; /healthz p99 ${fmtMs(percentile(r.probe, 99))}`,
+      detail: `${fmtBytes(r.wire)} on the wire; p50 ${fmtMs(percentile(r.load.latencies, 50))}; /healthz p99 ${fmtMs(percentile(r.probe.latencies, 99))}`,
     });
   }
   if (typeof etag !== 'string') ctx.report({ section: 'team', metric: 'GET /api/team, If-None-Match (304)', value: 'n/a', detail: 'the answer carries no ETag' });
@@ -394,7 +397,7 @@ async function teamList(ctx: BenchContext): Promise<void> {
 /** 5. Bursts of 50 logins at once (bcrypt cost 10 each), /healthz probed meanwhile. */
 async function logins(ctx: BenchContext): Promise<void> {
   if (!ctx.state.seededUsers) throw new Error('the logins phase needs the team phase\'s seeded users');
-  const prober = await probeHealth(ctx.port);
+  const prober = await probeHealth(ctx.port, METRICS_TOKEN);
   let count = 0;
   const started = performance.now();
   const latencies: number[] = [];
@@ -420,7 +423,7 @@ async function logins(ctx: BenchContext): Promise<void> {
       value: `${(count / (elapsed / 1000)).toFixed(1)} /s`,
       detail: `login p50 ${fmtMs(percentile(latencies, 50))}, p99 ${fmtMs(percentile(latencies, 99))}`,
     });
-    const p99 = percentile(probe, 99);
+    const p99 = percentile(probe.latencies, 99);
     ctx.report({
       section: 'health',
       metric: `/healthz during ${LOGINS.concurrent} logins at once`,

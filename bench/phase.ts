@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../src/config.js';
 import { freePort } from '../test/helpers/service.js';
+import { request } from './http.js';
 import { fmtMs, percentile } from './load.js';
 
 export interface BenchContext {
@@ -54,12 +55,36 @@ export const median = (xs: number[]): number => {
 
 export const fmtRatio = (r: number): string => (r >= 2 ? `${r.toFixed(2)}×` : `${(r * 100).toFixed(0)} %`);
 
+export interface LoopDelay {
+  p99: number;
+  max: number;
+}
+
+/**
+ * The service's own event-loop delay over a stretch of time (prom-client's monitorEventLoopDelay,
+ * reset by each scrape): read from /metrics at the start and the end. A /healthz probe's latency
+ * also counts the time its process and the service wait for a core; this is only the service's
+ * event loop being busy.
+ */
+export async function watchEventLoop(port: number, token: string): Promise<{ stop(): Promise<LoopDelay> }> {
+  const scrape = async () => {
+    const res = await request({ port, method: 'GET', path: '/metrics', headers: { authorization: `Bearer ${token}` }, timeoutMs: 30_000 });
+    if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
+    const text = res.body.toString('utf8');
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
+    return { p99: value('nodejs_eventloop_lag_p99_seconds'), max: value('nodejs_eventloop_lag_max_seconds') };
+  };
+  await scrape();
+  return { stop: scrape };
+}
+
 /**
  * GET /healthz every intervalMs while a load runs (bench/probe.ts, in its own process so the load
  * client's work does not delay it): how long any request waits behind the load. stop() gives the
- * latencies in ms, sorted; call it once.
+ * latencies in ms, sorted, and with the service's METRICS_TOKEN its event-loop delay meanwhile.
  */
-export async function probeHealth(port: number, intervalMs = 25): Promise<{ stop(): Promise<number[]> }> {
+export async function probeHealth(port: number, metricsToken?: string, intervalMs = 25): Promise<{ stop(): Promise<Probed> }> {
+  const loop = metricsToken ? await watchEventLoop(port, metricsToken) : undefined;
   const child = fork(path.join(import.meta.dirname, 'probe.ts'), [String(port), String(intervalMs)], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -69,7 +94,7 @@ export async function probeHealth(port: number, intervalMs = 25): Promise<{ stop
     child.once('message', () => resolve());
     child.once('exit', (code) => reject(new Error(`the /healthz probe exited with ${code}`)));
   });
-  let stopped: Promise<number[]> | undefined;
+  let stopped: Promise<Probed> | undefined;
   return {
     stop: () =>
       (stopped ??= new Promise<number[]>((resolve, reject) => {
@@ -83,11 +108,20 @@ export async function probeHealth(port: number, intervalMs = 25): Promise<{ stop
           else resolve(msg.latencies.sort((a, b) => a - b));
         });
         child.send('stop');
-      })),
+      }).then(async (latencies) => ({ latencies, loop: await loop?.stop() }))),
   };
 }
 
-export const fmtProbe = (sorted: number[]): string => `p50 ${fmtMs(percentile(sorted, 50))}, p99 ${fmtMs(percentile(sorted, 99))}, max ${fmtMs(sorted.at(-1) ?? NaN)} (${sorted.length} probes)`;
+export interface Probed {
+  /** /healthz latencies, ms, ascending. */
+  latencies: number[];
+  /** The service's event-loop delay meanwhile (when it has /metrics). */
+  loop?: LoopDelay;
+}
+
+export const fmtProbe = ({ latencies: sorted, loop }: Probed): string =>
+  `p50 ${fmtMs(percentile(sorted, 50))}, p99 ${fmtMs(percentile(sorted, 99))}, max ${fmtMs(sorted.at(-1) ?? NaN)} (${sorted.length} probes)` +
+  (loop ? `; service event-loop delay p99 ${fmtMs(loop.p99)}, max ${fmtMs(loop.max)}` : '');
 
 /** Starts bench/reference-server.ts as its own process, writing its files under dir. */
 export async function startReference(dir: string): Promise<{ port: number; stop(): Promise<void> }> {

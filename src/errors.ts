@@ -47,6 +47,7 @@ export const errors = {
   tooManyLogins: (retryAfterSeconds: number) =>
     new AppError(429, 'Too many login attempts, try again later', { 'retry-after': String(retryAfterSeconds) }),
 
+  passwordWorkBusy: () => new AppError(503, 'Too many sign-ins at once, try again in a moment', { 'retry-after': '1' }),
   invalidField: (field: string, detail: string) => new AppError(400, `${field} ${detail}`),
   invalidTransition: (action: string, state: string) => new AppError(409, `Cannot ${action} a project that is ${state}`),
 };

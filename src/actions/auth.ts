@@ -49,7 +49,8 @@ export async function login(deps: Pick<Deps, 'store' | 'config'>, body: unknown,
     await deps.store.loginFailures.record([emailKey, addressKey], new Date(now).toISOString(), windowStart);
     throw errors.invalidCredentials();
   }
-  await deps.store.loginFailures.clear(emailKey);
+  // Only a count that exists needs clearing: most sign-ins follow no failure, and skip the write.
+  if (counts.some((c) => c.key === emailKey)) await deps.store.loginFailures.clear(emailKey);
 
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now + deps.config.sessionTtlHours * HOUR).toISOString();
