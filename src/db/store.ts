@@ -39,8 +39,6 @@ const olderThan = (table: 'projects' | 'activity_log' | 'users', c: Cursor) =>
 export interface Store extends ReturnType<typeof repositories> {
   /** Runs fn in a transaction; the store it gets writes inside that transaction. */
   transaction<T>(fn: (store: Store) => Promise<T>): Promise<T>;
-  /** Inside a transaction: runs fn under a savepoint, so its failure undoes only its own writes (and the transaction goes on). */
-  savepoint<T>(name: string, fn: () => Promise<T>): Promise<T>;
   ping(): Promise<void>;
 }
 
@@ -48,18 +46,6 @@ export function createStore(database: Database): Store {
   return {
     ...repositories(database),
     transaction: (fn) => database.db.transaction().execute((trx) => fn(createStore({ ...database, db: trx }))),
-    savepoint: async (name, fn) => {
-      const id = sql.id(name);
-      await sql`savepoint ${id}`.execute(database.db);
-      try {
-        const result = await fn();
-        await sql`release savepoint ${id}`.execute(database.db);
-        return result;
-      } catch (err) {
-        await sql`rollback to savepoint ${id}`.execute(database.db);
-        throw err;
-      }
-    },
     ping: async () => {
       await sql`select 1`.execute(database.db);
     },
