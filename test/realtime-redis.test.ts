@@ -331,7 +331,7 @@ describe('REALTIME_DRIVER=redis, two instances starting at once', { skip: noPair
       await client.connect();
       try {
         const migrations = await client.query(`select name from "${schema}".kysely_migration`);
-        assert.deepEqual(migrations.rows.map((r) => r.name), ['001_initial']);
+        assert.deepEqual(migrations.rows.map((r) => r.name), ['001_initial', '004_team_version']);
         const admins = await client.query(`select count(*)::int as n from "${schema}".users where email = $1`, [admin.ADMIN_EMAIL]);
         assert.equal(admins.rows[0].n, 1);
       } finally {
