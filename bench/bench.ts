@@ -1,9 +1,14 @@
 /**
- * npm run bench: starts the service as a child process on a temporary data dir and measures
- * upload throughput and memory, small-upload rate and GET /api/team with 10,000 users.
- * SQLite by default; BENCH_DATABASE_URL=postgres://… runs it on a fresh schema there (dropped after).
+ * npm run bench: starts the built service as a child process on a temporary data dir (on tmpfs when
+ * /dev/shm exists) and, beside it, the reference server of bench/reference-server.ts; measures both
+ * with the same client, in turn, and prints each of our figures beside its reference and the ratio:
+ * upload throughput and memory, small-upload rate, GET /api/team with 10,001 users, logins, and
+ * /healthz latency during each load. SQLite by default; BENCH_DATABASE_URL=postgres://… runs it on
+ * a fresh schema there (dropped after). BENCH_ROUNDS (default 1) repeats each comparison and
+ * reports medians (ratios: the median of each round's ours / reference); BENCH_SECONDS (default 8) is the length of each closed-loop load.
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,32 +18,44 @@ import { createStore } from '../src/db/store.js';
 import type { Role } from '../src/domain/model.js';
 import { newId } from '../src/ids.js';
 import { hashPassword } from '../src/passwords.js';
+import { BUILT, RssSampler, type ServiceProcess, memoryOf, spawnService } from '../test/helpers/child-service.js';
 import { testConfig } from '../test/helpers/service.js';
 import { type HttpResult, contentBlock, jsonRequest, request, sessionCookie, streamUpload } from './http.js';
 import { KiB, MiB, fmtBytes, fmtMs, percentile, printTable, runLoad } from './load.js';
-import { BUILT, RssSampler, type ServiceProcess, memoryOf, spawnService } from '../test/helpers/child-service.js';
+import { type BenchContext, type Phase, type Probed, type ReportRow, fmtProbe, fmtRatio, median, probeHealth, startReference } from './phase.js';
 
 const GiB = 1024 * MiB;
 
-const UPLOAD_SIZES = [MiB, 100 * MiB, GiB];
-const SMALL_UPLOAD = { size: 10 * KiB, clients: 8, maxCount: 2000, durationMs: 10_000 };
-const TEAM = { users: 10_000, batch: 500, clients: 8, maxCount: 100_000, durationMs: 10_000 };
+const LARGE_UPLOADS = [
+  { size: MiB, count: 20, goal: 0.7 },
+  { size: 100 * MiB, count: 1, goal: undefined },
+  { size: GiB, count: 1, goal: 0.85 },
+];
+const RSS_GROWTH_GOAL = 64 * MiB;
+const SMALL_UPLOAD = { size: 10 * KiB, clients: 8, maxCount: 100_000 };
+const TEAM = { users: 10_000, batch: 500, clients: 8, maxCount: 100_000 };
+const LOGINS = { concurrent: 50, waves: 3 };
+const BENCH_USER_PASSWORD = 'bench user password';
+const HEALTH_P99_GOAL_MS = 20;
+/** The service runs with /metrics on, as it would in production; the bench reads its event-loop delay there. */
+const METRICS_TOKEN = `bench-${randomBytes(9).toString('base64url')}`;
 
-interface Row {
-  section: string;
-  metric: string;
-  value: string;
-  detail: string;
-}
-const rows: Row[] = [];
-const report = (section: string, metric: string, value: string, detail = '') => rows.push({ section, metric, value, detail });
-
+const rows: ReportRow[] = [];
 const step = (msg: string) => console.error(`[bench] ${msg}`);
+
+/** The phases, in order; each reports its own rows. Further phases (e.g. another file's) go at the end of this list. */
+const PHASES: Phase[] = [
+  { name: 'large uploads', run: largeUploads },
+  { name: 'small uploads', run: smallUploads },
+  { name: 'team list', run: teamList },
+  { name: 'logins', run: logins },
+];
 
 let cleanup: () => Promise<void> = async () => {};
 
 async function main(): Promise<void> {
   const pgUrl = process.env.BENCH_DATABASE_URL?.trim() || undefined;
+  if (!process.env.TMPDIR && fs.existsSync('/dev/shm')) process.env.TMPDIR = '/dev/shm'; // files on tmpfs: the disk is not what we measure
   const admin = { email: 'bench-admin@example.com', password: `bench-${randomBytes(9).toString('base64url')}` };
   const made = await testConfig({
     postgresUrl: pgUrl,
@@ -49,11 +66,13 @@ async function main(): Promise<void> {
       ADMIN_PASSWORD: admin.password,
       ADMIN_NAME: 'Bench Admin',
       SHUTDOWN_GRACE_MS: '5000',
+      LOGIN_MAX_FAILURES_PER_ADDRESS: '1000',
+      METRICS_TOKEN: METRICS_TOKEN,
     },
   });
   const { config } = made;
   const port = config.port;
-  const running: { server?: ServiceProcess } = {};
+  const running: { server?: ServiceProcess; reference?: { stop(): Promise<void> } } = {};
   let cleaning: Promise<void> | undefined;
   cleanup = () =>
     (cleaning ??= (async () => {
@@ -61,108 +80,41 @@ async function main(): Promise<void> {
         step(`stopping the service (pid ${running.server.pid})`);
         await running.server.stop();
       }
+      await running.reference?.stop();
       await made.cleanup().catch((err: unknown) => step(`could not clean up: ${String(err)}`));
     })());
 
   const where = config.database.dialect === 'sqlite' ? config.database.file : `schema ${made.env.DATABASE_SCHEMA}`;
+  const loadMs = Number(process.env.BENCH_SECONDS ?? 8) * 1000;
+  const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
   console.log('print-order service benchmark');
-  console.log(`  node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${fmtBytes(os.totalmem())} RAM, ${os.platform()} ${os.release()}`);
+  console.log(`  node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${fmtBytes(os.totalmem())} RAM, ${os.platform()} ${os.release()}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   console.log(`  database: ${config.database.dialect} (${where})`);
   console.log(`  service: child process \`${path.basename(process.execPath)} dist/src/main.js\` on 127.0.0.1:${port}, data dir ${config.dataDir}`);
-  console.log('  client and server share the same machine (and its cores)\n');
+  console.log(`  references: bench/reference-server.ts as its own process; each comparison ${rounds} round(s) in turn, loads of ${loadMs / 1000} s, medians`);
+  console.log('  client, service and reference share the same machine (and its cores)\n');
 
+  const reference = (running.reference = await startReference(path.join(config.dataDir, 'reference')));
   const { pid } = (running.server = await spawnService(made.env, { entry: BUILT }));
-  step(`service up (pid ${pid})`);
+  step(`service up (pid ${pid}), reference on port ${reference.port}`);
 
   const login = await jsonRequest<unknown>(port, 'POST', '/api/auth/login', admin, 200);
   const cookie = sessionCookie(login.res);
-  const { body: project } = await jsonRequest<{ id: string }>(port, 'POST', '/api/projects', { name: 'Benchmark project' }, 201, cookie);
-  const { body: approved } = await jsonRequest<{ status: string }>(port, 'POST', `/api/projects/${project.id}/approve`, undefined, 200, cookie);
-  if (approved.status !== 'APPROVED') throw new Error(`approve left the project in ${approved.status}`);
-  const fields: [string, string][] = [
-    ['projectId', project.id],
-    ['fileType', 'PO'],
-  ];
-
-  // 1 + 2. Large uploads, one at a time, with the server's memory sampled meanwhile.
-  const block = contentBlock(MiB);
-  await checkedUpload(await streamUpload({ port, cookie, fields, filename: 'warmup.pdf', contentType: 'application/pdf', size: 64 * KiB, block, timeoutMs: 30_000 }), 64 * KiB);
-  for (const size of UPLOAD_SIZES) {
-    step(`uploading ${fmtBytes(size)}`);
-    const before = memoryOf(pid);
-    const sampler = new RssSampler(pid, 20).start();
-    let res: HttpResult;
-    try {
-      res = await streamUpload({ port, cookie, fields, filename: `bench-${size}.pdf`, contentType: 'application/pdf', size, block, timeoutMs: 60_000 + (size / MiB) * 1000 });
-    } finally {
-      sampler.stop();
-    }
-    await checkedUpload(res, size);
-    const after = memoryOf(pid);
-    const label = fmtBytes(size);
-    report('upload', `throughput, ${label} file`, `${(size / MiB / (res.ms / 1000)).toFixed(1)} MiB/s`, `${fmtMs(res.ms)} for the request; 201, size = ${size} checked`);
-    const rssLine = `RSS before ${before ? fmtBytes(before.rss) : 'n/a'}; ${sampler.samples} samples every 20 ms, longest gap ${fmtMs(sampler.maxGapMs)}`;
-    if (size === GiB) {
-      report('memory', `server RSS before the ${label} upload`, before ? fmtBytes(before.rss) : 'n/a');
-      report('memory', `server peak RSS during the ${label} upload`, fmtBytes(sampler.peak), `VmRSS sampled: ${sampler.samples} samples every 20 ms, longest gap ${fmtMs(sampler.maxGapMs)}`);
-      report('memory', 'server VmHWM (lifetime peak) after it', after ? fmtBytes(after.hwm) : 'n/a', `VmHWM before it: ${before ? fmtBytes(before.hwm) : 'n/a'}`);
-    } else {
-      report('memory', `server peak RSS during the ${label} upload`, fmtBytes(sampler.peak), rssLine);
-    }
-  }
-
-  // 3. Many small uploads from 8 keep-alive clients.
-  {
-    step(`small uploads: ${SMALL_UPLOAD.clients} clients, ${fmtBytes(SMALL_UPLOAD.size)} each, up to ${SMALL_UPLOAD.maxCount} or ${SMALL_UPLOAD.durationMs / 1000} s`);
-    const agent = new http.Agent({ keepAlive: true, maxSockets: SMALL_UPLOAD.clients });
-    const small = contentBlock(SMALL_UPLOAD.size);
-    const sampler = new RssSampler(pid, 20).start();
-    try {
-      const load = await runLoad(SMALL_UPLOAD.clients, SMALL_UPLOAD.maxCount, SMALL_UPLOAD.durationMs, async (n) => {
-        const res = await streamUpload({ port, cookie, agent, fields, filename: `small-${n}.pdf`, contentType: 'application/pdf', size: SMALL_UPLOAD.size, block: small, timeoutMs: 30_000 });
-        await checkedUpload(res, SMALL_UPLOAD.size);
-        return res.ms;
-      });
-      sampler.stop();
-      report('small uploads', `${fmtBytes(SMALL_UPLOAD.size)} uploads/s, ${SMALL_UPLOAD.clients} clients`, `${(load.count / (load.elapsedMs / 1000)).toFixed(1)} /s`, `${load.count} uploads in ${fmtMs(load.elapsedMs)}, all 201 with size checked`);
-      report('small uploads', 'latency p50 / p99', `${fmtMs(percentile(load.latencies, 50))} / ${fmtMs(percentile(load.latencies, 99))}`, `max ${fmtMs(load.latencies.at(-1) ?? NaN)}; server peak RSS ${fmtBytes(sampler.peak)}`);
-    } finally {
-      sampler.stop();
-      agent.destroy();
-    }
-  }
-
-  // 4. GET /api/team with 10,000 users seeded straight into the database.
-  {
-    step(`seeding ${TEAM.users} users into the database`);
-    const seeded = await seedUsers(config.database, TEAM.users, TEAM.batch);
-    report('team', `seed ${TEAM.users} users (one shared bcrypt hash)`, fmtMs(seeded.ms), `batches of ${TEAM.batch} in transactions, through src/db/store.ts`);
-
-    const first = await request({ port, method: 'GET', path: '/api/team', headers: { cookie }, timeoutMs: 30_000 });
-    if (first.status !== 200) throw new Error(`GET /api/team: ${first.status} ${first.body.toString('utf8').slice(0, 300)}`);
-    const team = JSON.parse(first.body.toString('utf8')) as { createdAt: string; password?: unknown }[];
-    if (team.length !== TEAM.users + 1) throw new Error(`GET /api/team listed ${team.length} users, expected ${TEAM.users + 1}`);
-    if (team.some((u, i) => 'password' in u || (i > 0 && u.createdAt > team[i - 1]!.createdAt))) throw new Error('GET /api/team: a password field or an order other than createdAt descending');
-    const size = first.body.length;
-
-    step(`GET /api/team: ${TEAM.clients} keep-alive clients for ${TEAM.durationMs / 1000} s`);
-    const agent = new http.Agent({ keepAlive: true, maxSockets: TEAM.clients });
-    const sampler = new RssSampler(pid, 20).start();
-    try {
-      const load = await runLoad(TEAM.clients, TEAM.maxCount, TEAM.durationMs, async () => {
-        const res = await request({ port, method: 'GET', path: '/api/team', headers: { cookie }, agent, timeoutMs: 30_000 });
-        if (res.status !== 200 || res.body.length !== size) throw new Error(`GET /api/team: ${res.status}, ${res.body.length} bytes (expected 200, ${size})`);
-        return res.ms;
-      });
-      sampler.stop();
-      const rps = load.count / (load.elapsedMs / 1000);
-      report('team', `GET /api/team req/s, ${TEAM.clients} clients`, `${rps.toFixed(1)} /s`, `${load.count} requests in ${fmtMs(load.elapsedMs)}, all 200; ${(rps * size / MiB).toFixed(1)} MiB/s of JSON`);
-      report('team', 'latency p50 / p99', `${fmtMs(percentile(load.latencies, 50))} / ${fmtMs(percentile(load.latencies, 99))}`, `max ${fmtMs(load.latencies.at(-1) ?? NaN)}; first (cold) request ${fmtMs(first.ms)}`);
-      report('team', 'response size', fmtBytes(size), `${size} bytes, ${team.length} users (${(size / team.length).toFixed(0)} B each); server peak RSS ${fmtBytes(sampler.peak)}`);
-    } finally {
-      sampler.stop();
-      agent.destroy();
-    }
+  const ctx: BenchContext = {
+    config,
+    port,
+    pid,
+    admin: { ...admin, cookie },
+    reference,
+    loadMs,
+    rounds,
+    state: {},
+    report: (row) => rows.push(row),
+    step,
+  };
+  for (const phase of PHASES) {
+    step(`phase: ${phase.name}`);
+    await phase.run(ctx);
   }
 
   console.log('');
@@ -170,21 +122,330 @@ async function main(): Promise<void> {
   const grouped = order.flatMap((s) => rows.filter((r) => r.section === s));
   let section = '';
   printTable(
-    ['section', 'metric', 'value', 'detail'],
+    ['section', 'metric', 'ours', 'reference', 'ratio', 'goal', 'detail'],
     grouped.map((r) => {
-      const cells = [r.section === section ? '' : r.section, r.metric, r.value, r.detail];
+      const cells = [
+        r.section === section ? '' : r.section,
+        r.metric,
+        r.value,
+        r.reference ?? '',
+        r.ratio === undefined ? '' : fmtRatio(r.ratio),
+        r.goal ? `${r.goal.met ? '✓' : '✗'} ${r.goal.text}` : '',
+        r.detail ?? '',
+      ];
       section = r.section;
       return cells;
     }),
   );
 }
 
-/** A 201 whose `size` is exactly the number of bytes sent. */
-async function checkedUpload(res: HttpResult, size: number): Promise<void> {
+/** The benchmark project (approved, so the admin may upload POs) and the upload form's fields. */
+async function uploadFields(ctx: BenchContext): Promise<[string, string][]> {
+  if (ctx.state.fields) return ctx.state.fields as [string, string][];
+  const { body: project } = await jsonRequest<{ id: string }>(ctx.port, 'POST', '/api/projects', { name: 'Benchmark project' }, 201, ctx.admin.cookie);
+  const { body: approved } = await jsonRequest<{ status: string }>(ctx.port, 'POST', `/api/projects/${project.id}/approve`, undefined, 200, ctx.admin.cookie);
+  if (approved.status !== 'APPROVED') throw new Error(`approve left the project in ${approved.status}`);
+  const fields: [string, string][] = [
+    ['projectId', project.id],
+    ['fileType', 'PO'],
+  ];
+  return (ctx.state.fields = fields);
+}
+
+/**
+ * The median of each round's ours / reference: a round's two figures are measured one right after
+ * the other, so what else the machine is doing weighs on both alike.
+ */
+const pairedRatio = (ours: number[], refs: number[]): number => median(ours.map((o, i) => o / refs[i]!));
+
+const mibPerS = (bytes: number, ms: number) => bytes / MiB / (ms / 1000);
+
+/** 1 + 2. Large uploads, one at a time, in turn to the reference and to us; our memory sampled meanwhile. */
+async function largeUploads(ctx: BenchContext): Promise<void> {
+  const { port, pid } = ctx;
+  const fields = await uploadFields(ctx);
+  const block = contentBlock(MiB);
+  const upload = (target: 'ours' | 'reference', size: number, name: string) =>
+    streamUpload({
+      port: target === 'ours' ? port : ctx.reference.port,
+      path: target === 'ours' ? '/api/upload' : '/upload',
+      cookie: ctx.admin.cookie,
+      fields,
+      filename: name,
+      contentType: 'application/pdf',
+      size,
+      block,
+      timeoutMs: 60_000 + (size / MiB) * 1000,
+    });
+  await checkedUpload(await upload('ours', 64 * KiB, 'warmup.pdf'), 64 * KiB);
+  await checkedUpload(await upload('reference', 64 * KiB, 'warmup.pdf'), 64 * KiB, true);
+
+  for (const { size, count, goal } of LARGE_UPLOADS) {
+    const label = fmtBytes(size);
+    const ours: number[] = [];
+    const refs: number[] = [];
+    let peak = 0;
+    let growth = 0;
+    let probe: Probed = { latencies: [] };
+    let before: ReturnType<typeof memoryOf>;
+    for (let round = 0; round < ctx.rounds; round++) {
+      ctx.step(`uploading ${count} × ${label}, round ${round + 1}: reference, then ours`);
+      let ms = 0;
+      for (let i = 0; i < count; i++) {
+        const res = await upload('reference', size, `ref-${size}-${i}.pdf`);
+        await checkedUpload(res, size, true);
+        ms += res.ms;
+      }
+      refs.push(mibPerS(size * count, ms));
+
+      before = memoryOf(pid);
+      const sampler = new RssSampler(pid, 20).start();
+      const prober = size === GiB ? await probeHealth(port, METRICS_TOKEN) : undefined;
+      ms = 0;
+      try {
+        for (let i = 0; i < count; i++) {
+          const res = await upload('ours', size, `bench-${size}-${round}-${i}.pdf`);
+          await checkedUpload(res, size);
+          ms += res.ms;
+        }
+      } finally {
+        sampler.stop();
+        if (prober) probe = await prober.stop();
+      }
+      ours.push(mibPerS(size * count, ms));
+      peak = Math.max(peak, sampler.peak);
+      if (before) growth = Math.max(growth, sampler.peak - before.rss);
+    }
+    const value = median(ours);
+    const ref = median(refs);
+    const ratio = pairedRatio(ours, refs);
+    ctx.report({
+      section: 'upload',
+      metric: count > 1 ? `throughput, ${count} × ${label} files one after another` : `throughput, ${label} file`,
+      value: `${value.toFixed(1)} MiB/s`,
+      reference: `${ref.toFixed(1)} MiB/s`,
+      ratio,
+      goal: goal === undefined ? undefined : { text: `≥ ${goal * 100} % of raw`, met: ratio >= goal },
+      detail: `rounds: ours ${ours.map((x) => x.toFixed(0)).join('/')}, raw ${refs.map((x) => x.toFixed(0)).join('/')} MiB/s; 201 with size checked`,
+    });
+    if (size === GiB) {
+      ctx.report({
+        section: 'memory',
+        metric: `server RSS growth during the ${label} upload`,
+        value: fmtBytes(growth),
+        goal: { text: `≤ ${fmtBytes(RSS_GROWTH_GOAL)}`, met: growth <= RSS_GROWTH_GOAL },
+        detail: `peak ${fmtBytes(peak)}; VmRSS sampled every 20 ms`,
+      });
+      ctx.report({ section: 'health', metric: `/healthz during the ${label} upload`, value: `p99 ${fmtMs(percentile(probe.latencies, 99))}`, detail: fmtProbe(probe) });
+    } else {
+      ctx.report({ section: 'memory', metric: `server peak RSS during the ${label} uploads`, value: fmtBytes(peak) });
+    }
+  }
+}
+
+/** 3. Many small uploads from 8 keep-alive clients, in turn to the reference and to us. */
+async function smallUploads(ctx: BenchContext): Promise<void> {
+  const fields = await uploadFields(ctx);
+  const small = contentBlock(SMALL_UPLOAD.size);
+  const run = async (target: 'ours' | 'reference') => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: SMALL_UPLOAD.clients });
+    const prober = target === 'ours' ? await probeHealth(ctx.port, METRICS_TOKEN) : undefined;
+    try {
+      const load = await runLoad(SMALL_UPLOAD.clients, SMALL_UPLOAD.maxCount, ctx.loadMs, async (n) => {
+        const res = await streamUpload({
+          port: target === 'ours' ? ctx.port : ctx.reference.port,
+          path: target === 'ours' ? '/api/upload' : '/upload',
+          cookie: ctx.admin.cookie,
+          agent,
+          fields,
+          filename: `small-${n}.pdf`,
+          contentType: 'application/pdf',
+          size: SMALL_UPLOAD.size,
+          block: small,
+          timeoutMs: 30_000,
+        });
+        await checkedUpload(res, SMALL_UPLOAD.size, target === 'reference');
+        return res.ms;
+      });
+      return { rate: load.count / (load.elapsedMs / 1000), load, probe: (await prober?.stop()) ?? { latencies: [] } };
+    } finally {
+      await prober?.stop().catch(() => undefined);
+      agent.destroy();
+    }
+  };
+  const ours: Awaited<ReturnType<typeof run>>[] = [];
+  const refs: number[] = [];
+  for (let round = 0; round < ctx.rounds; round++) {
+    ctx.step(`small uploads, round ${round + 1}: ${SMALL_UPLOAD.clients} clients × ${fmtBytes(SMALL_UPLOAD.size)} for ${ctx.loadMs / 1000} s, reference then ours`);
+    refs.push((await run('reference')).rate);
+    ours.push(await run('ours'));
+  }
+  const value = median(ours.map((o) => o.rate));
+  const ref = median(refs);
+  const goal = ctx.config.database.dialect === 'sqlite' ? 0.35 : 0.25;
+  const mid = ours.find((o) => o.rate === value) ?? ours[0]!;
+  ctx.report({
+    section: 'small uploads',
+    metric: `${fmtBytes(SMALL_UPLOAD.size)} uploads/s, ${SMALL_UPLOAD.clients} clients`,
+    value: `${value.toFixed(1)} /s`,
+    reference: `${ref.toFixed(1)} /s`,
+    ratio: pairedRatio(ours.map((o) => o.rate), refs),
+    goal: { text: `≥ ${goal * 100} % of raw (${ctx.config.database.dialect})`, met: pairedRatio(ours.map((o) => o.rate), refs) >= goal },
+    detail: `rounds: ours ${ours.map((o) => o.rate.toFixed(0)).join('/')}, raw ${refs.map((x) => x.toFixed(0)).join('/')} /s; auth, database, activity, events`,
+  });
+  ctx.report({
+    section: 'small uploads',
+    metric: 'latency p50 / p99',
+    value: `${fmtMs(percentile(mid.load.latencies, 50))} / ${fmtMs(percentile(mid.load.latencies, 99))}`,
+    detail: `max ${fmtMs(mid.load.latencies.at(-1) ?? NaN)}`,
+  });
+  const probe = median(ours.map((o) => percentile(o.probe.latencies, 99)));
+  ctx.report({ section: 'health', metric: '/healthz during small uploads', value: `p99 ${fmtMs(probe)}`, detail: fmtProbe(mid.probe) });
+}
+
+/** 4. GET /api/team with 10,001 users seeded straight into the database, against the earlier approach's in-memory sort. */
+async function teamList(ctx: BenchContext): Promise<void> {
+  const { port } = ctx;
+  const cookie = ctx.admin.cookie;
+  ctx.step(`seeding ${TEAM.users} users into the database`);
+  const seeded = await seedUsers(ctx.config.database, TEAM.users, TEAM.batch);
+  ctx.state.seededUsers = TEAM.users;
+  ctx.report({ section: 'team', metric: `seed ${TEAM.users} users (one shared bcrypt hash)`, value: fmtMs(seeded.ms), detail: `batches of ${TEAM.batch} in transactions, through src/db/store.ts` });
+
+  const first = await request({ port, method: 'GET', path: '/api/team', headers: { cookie }, timeoutMs: 30_000 });
+  if (first.status !== 200) throw new Error(`GET /api/team: ${first.status} ${first.body.toString('utf8').slice(0, 300)}`);
+  const team = JSON.parse(first.body.toString('utf8')) as { createdAt: string; password?: unknown }[];
+  if (team.length !== TEAM.users + 1) throw new Error(`GET /api/team listed ${team.length} users, expected ${TEAM.users + 1}`);
+  if (team.some((u, i) => 'password' in u || (i > 0 && u.createdAt > team[i - 1]!.createdAt))) throw new Error('GET /api/team: a password field or an order other than createdAt descending');
+  const size = first.body.length;
+  const seededRef = await request({ port: ctx.reference.port, method: 'PUT', path: '/seed', body: first.body, headers: { 'content-type': 'application/json' }, timeoutMs: 30_000 });
+  if (seededRef.status !== 200) throw new Error(`reference seed: ${seededRef.status}`);
+  const refFirst = await request({ port: ctx.reference.port, method: 'GET', path: '/api/team', timeoutMs: 30_000 });
+  if (!refFirst.body.equals(first.body)) throw new Error('the reference answers GET /api/team with other bytes than the service');
+
+  type Variant = { label: string; headers: Record<string, string>; expect: number };
+  const run = async (target: 'ours' | 'reference', variant: Variant) => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: TEAM.clients });
+    const prober = await probeHealth(target === 'ours' ? port : ctx.reference.port, target === 'ours' ? METRICS_TOKEN : undefined);
+    let wire = 0;
+    try {
+      const load = await runLoad(TEAM.clients, TEAM.maxCount, ctx.loadMs, async () => {
+        const res = await request({ port: target === 'ours' ? port : ctx.reference.port, method: 'GET', path: '/api/team', headers: { cookie, ...variant.headers }, agent, timeoutMs: 30_000, discardBody: true });
+        if (res.status !== variant.expect || (variant.expect === 200 && !variant.headers['accept-encoding'] && res.bytes !== size)) {
+          throw new Error(`GET /api/team (${variant.label}): ${res.status}, ${res.bytes} bytes (expected ${variant.expect}${variant.expect === 200 ? `, ${size}` : ''})`);
+        }
+        wire = res.bytes;
+        return res.ms;
+      });
+      return { rate: load.count / (load.elapsedMs / 1000), load, wire, probe: await prober.stop() };
+    } finally {
+      await prober.stop().catch(() => undefined); // already stopped above unless the load failed
+      agent.destroy();
+    }
+  };
+
+  const plain: Variant = { label: 'identity', headers: {}, expect: 200 };
+  const ours: Awaited<ReturnType<typeof run>>[] = [];
+  const refs: Awaited<ReturnType<typeof run>>[] = [];
+  for (let round = 0; round < ctx.rounds; round++) {
+    ctx.step(`GET /api/team, round ${round + 1}: ${TEAM.clients} keep-alive clients for ${ctx.loadMs / 1000} s, earlier approach then ours`);
+    refs.push(await run('reference', plain));
+    ours.push(await run('ours', plain));
+  }
+  const value = median(ours.map((o) => o.rate));
+  const ref = median(refs.map((r) => r.rate));
+  const mid = ours.find((o) => o.rate === value) ?? ours[0]!;
+  ctx.report({
+    section: 'team',
+    metric: `GET /api/team req/s, ${TEAM.users + 1} users, ${TEAM.clients} clients`,
+    value: `${value.toFixed(1)} /s`,
+    reference: `${ref.toFixed(1)} /s`,
+    ratio: pairedRatio(ours.map((o) => o.rate), refs.map((r) => r.rate)),
+    goal: { text: '≥ 2× the earlier approach', met: pairedRatio(ours.map((o) => o.rate), refs.map((r) => r.rate)) >= 2 },
+    detail: `rounds: ours ${ours.map((o) => o.rate.toFixed(1)).join('/')}, earlier ${refs.map((r) => r.rate.toFixed(1)).join('/')} /s; ${fmtBytes(size)} of JSON each, no Accept-Encoding`,
+  });
+  ctx.report({
+    section: 'team',
+    metric: 'latency p50 / p99',
+    value: `${fmtMs(percentile(mid.load.latencies, 50))} / ${fmtMs(percentile(mid.load.latencies, 99))}`,
+    reference: `${fmtMs(percentile(refs[0]!.load.latencies, 50))} / ${fmtMs(percentile(refs[0]!.load.latencies, 99))}`,
+    detail: `first (cold) request ${fmtMs(first.ms)}`,
+  });
+  const probe = median(ours.map((o) => percentile(o.probe.latencies, 99)));
+  ctx.report({
+    section: 'health',
+    metric: '/healthz while GET /api/team is under load',
+    value: `p99 ${fmtMs(probe)}`,
+    reference: `p99 ${fmtMs(median(refs.map((r) => percentile(r.probe.latencies, 99))))}`,
+    goal: { text: `p99 ≤ ${HEALTH_P99_GOAL_MS} ms`, met: probe <= HEALTH_P99_GOAL_MS },
+    detail: fmtProbe(mid.probe),
+  });
+
+  // What a browser sends: gzip/brotli accepted, and the ETag it has.
+  const etag = first.headers.etag;
+  const variants: Variant[] = [{ label: 'gzip, br accepted', headers: { 'accept-encoding': 'gzip, deflate, br' }, expect: 200 }];
+  if (typeof etag === 'string') variants.push({ label: 'If-None-Match (304)', headers: { 'if-none-match': etag }, expect: 304 });
+  for (const variant of variants) {
+    ctx.step(`GET /api/team, ${variant.label}`);
+    const r = await run('ours', variant);
+    ctx.report({
+      section: 'team',
+      metric: `GET /api/team req/s, ${variant.label}`,
+      value: `${r.rate.toFixed(1)} /s`,
+      reference: `${ref.toFixed(1)} /s`,
+      ratio: r.rate / ref,
+      detail: `${fmtBytes(r.wire)} on the wire; p50 ${fmtMs(percentile(r.load.latencies, 50))}; /healthz p99 ${fmtMs(percentile(r.probe.latencies, 99))}`,
+    });
+  }
+  if (typeof etag !== 'string') ctx.report({ section: 'team', metric: 'GET /api/team, If-None-Match (304)', value: 'n/a', detail: 'the answer carries no ETag' });
+}
+
+/** 5. Bursts of 50 logins at once (bcrypt cost 10 each), /healthz probed meanwhile. */
+async function logins(ctx: BenchContext): Promise<void> {
+  if (!ctx.state.seededUsers) throw new Error('the logins phase needs the team phase\'s seeded users');
+  const prober = await probeHealth(ctx.port, METRICS_TOKEN);
+  let count = 0;
+  const started = performance.now();
+  const latencies: number[] = [];
+  try {
+    for (let wave = 0; wave < LOGINS.waves; wave++) {
+      ctx.step(`logins: wave ${wave + 1} of ${LOGINS.concurrent} at once`);
+      await Promise.all(
+        Array.from({ length: LOGINS.concurrent }, async (_, i) => {
+          const n = String(wave * LOGINS.concurrent + i + 1).padStart(5, '0');
+          const { res } = await jsonRequest<unknown>(ctx.port, 'POST', '/api/auth/login', { email: `bench.user.${n}@example.com`, password: BENCH_USER_PASSWORD }, 200);
+          latencies.push(res.ms);
+          count++;
+        }),
+      );
+    }
+  } finally {
+    const probe = await prober.stop();
+    const elapsed = performance.now() - started;
+    latencies.sort((a, b) => a - b);
+    ctx.report({
+      section: 'logins',
+      metric: `${LOGINS.waves} bursts of ${LOGINS.concurrent} logins at once`,
+      value: `${(count / (elapsed / 1000)).toFixed(1)} /s`,
+      detail: `login p50 ${fmtMs(percentile(latencies, 50))}, p99 ${fmtMs(percentile(latencies, 99))}`,
+    });
+    const p99 = percentile(probe.latencies, 99);
+    ctx.report({
+      section: 'health',
+      metric: `/healthz during ${LOGINS.concurrent} logins at once`,
+      value: `p99 ${fmtMs(p99)}`,
+      goal: { text: `p99 ≤ ${HEALTH_P99_GOAL_MS} ms`, met: p99 <= HEALTH_P99_GOAL_MS },
+      detail: fmtProbe(probe),
+    });
+  }
+}
+
+/** A 201 whose `size` is exactly the number of bytes sent (the reference counts the whole raw body). */
+async function checkedUpload(res: HttpResult, size: number, raw = false): Promise<void> {
   const text = res.body.toString('utf8');
   if (res.status !== 201) throw new Error(`upload of ${size} bytes: ${res.status} ${text.slice(0, 300)}`);
   const body = JSON.parse(text) as { size?: unknown };
-  if (body.size !== size) throw new Error(`upload of ${size} bytes answered size ${String(body.size)}`);
+  if (raw ? !(typeof body.size === 'number' && body.size > size) : body.size !== size) throw new Error(`upload of ${size} bytes answered size ${String(body.size)}`);
 }
 
 /** Inserts users with the project's own data layer, all sharing one bcrypt hash (so seeding takes seconds, not minutes). */
@@ -193,7 +454,7 @@ async function seedUsers(databaseConfig: ReturnType<typeof loadConfig>['database
   const database = await openDatabase(databaseConfig);
   try {
     const store = createStore(database);
-    const passwordHash = await hashPassword('bench user password');
+    const passwordHash = await hashPassword(BENCH_USER_PASSWORD);
     const roles: Role[] = ['POC', 'POC', 'POC', 'CLIENT'];
     const base = Date.now() - count * 1000;
     for (let from = 0; from < count; from += batch) {

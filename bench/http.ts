@@ -10,6 +10,8 @@ export interface HttpResult {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: Buffer;
+  /** The body's length in bytes (also when it was not kept). */
+  bytes: number;
   /** From the request's start to the response's last byte. */
   ms: number;
 }
@@ -23,6 +25,8 @@ export interface RequestOptions {
   body?: string | Buffer;
   agent?: http.Agent;
   timeoutMs: number;
+  /** Count the answer's bytes without keeping them (a load of large answers: the client's work is not what is measured). */
+  discardBody?: boolean;
 }
 
 /** One HTTP request to 127.0.0.1; the response body is read whole (small answers only). */
@@ -41,9 +45,13 @@ export function request(opts: RequestOptions, stream?: () => Readable): Promise<
       { host: HOST, port: opts.port, method: opts.method, path: opts.path, headers: opts.headers, agent: opts.agent ?? false },
       (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        let bytes = 0;
+        res.on('data', (c: Buffer) => {
+          bytes += c.length;
+          if (!opts.discardBody) chunks.push(c);
+        });
         res.on('error', (err) => finish(err));
-        res.on('end', () => finish(null, { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), ms: performance.now() - started }));
+        res.on('end', () => finish(null, { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), bytes, ms: performance.now() - started }));
       },
     );
     const timer = setTimeout(() => req.destroy(new Error(`${opts.method} ${opts.path}: no answer within ${opts.timeoutMs} ms`)), opts.timeoutMs);
@@ -103,6 +111,8 @@ export function* fileBytes(size: number, block: Buffer): Generator<Buffer> {
 
 export interface UploadOptions {
   port: number;
+  /** Default /api/upload. */
+  path?: string;
   cookie: string;
   agent?: http.Agent;
   /** Text fields, sent in this order before the file part. */
@@ -114,7 +124,7 @@ export interface UploadOptions {
   timeoutMs: number;
 }
 
-/** POST /api/upload: multipart body streamed from {@link fileBytes}, with an exact Content-Length. */
+/** POST /api/upload (or opts.path): multipart body streamed from {@link fileBytes}, with an exact Content-Length. */
 export function streamUpload(opts: UploadOptions): Promise<HttpResult> {
   const boundary = `----bench${randomBytes(12).toString('hex')}`;
   let head = '';
@@ -133,7 +143,7 @@ export function streamUpload(opts: UploadOptions): Promise<HttpResult> {
     {
       port: opts.port,
       method: 'POST',
-      path: '/api/upload',
+      path: opts.path ?? '/api/upload',
       headers: {
         cookie: opts.cookie,
         'content-type': `multipart/form-data; boundary=${boundary}`,

@@ -8,6 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Deps } from './deps.js';
+import { registerCompression } from './http/compression.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { nulRefusal } from './http/nul.js';
 import { registerBodyTimeouts } from './http/timeouts.js';
@@ -16,6 +17,7 @@ import { authRoutes } from './http/routes/auth.js';
 import type { App, RouteContext } from './http/routes/context.js';
 import { fileRoutes } from './http/routes/files.js';
 import { healthRoutes } from './http/routes/health.js';
+import { metricsRoutes } from './http/routes/metrics.js';
 import { projectRoutes } from './http/routes/projects.js';
 import { realtimeRoutes } from './http/routes/realtime.js';
 import { teamRoutes } from './http/routes/team.js';
@@ -114,6 +116,15 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
     if (closing) reply.header('connection', 'close');
   });
 
+  registerCompression(app);
+  const { metrics } = deps;
+  if (metrics) {
+    app.addHook('onResponse', async (req, reply) => {
+      const labels = { method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    });
+  }
   await app.register(cookie);
   await app.register(swagger, {
     openapi: {
@@ -126,7 +137,7 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const context: RouteContext = { deps, hooks: sessionHooks(app, deps) };
-  for (const routes of [authRoutes, teamRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, healthRoutes]) {
+  for (const routes of [authRoutes, teamRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, healthRoutes, metricsRoutes]) {
     await app.register(routes, context);
   }
   await app.register(webRoutes(options.webRoot));

@@ -28,6 +28,8 @@ export interface Config {
   reconcile: { onStart: 'repair' | 'report' | 'off'; graceMs: number };
   /** How long a client may take to send its request (see README, Timeouts). */
   timeouts: { headersMs: number; bodyMs: number; uploadIdleMs: number; keepAliveMs: number };
+  /** METRICS_TOKEN: GET /metrics answers only with `Authorization: Bearer <it>`; unset, there is no /metrics. */
+  metricsToken: string | null;
 }
 
 /** Where documents are kept (STORAGE_DRIVER and its settings). */
@@ -135,6 +137,7 @@ export function loadConfig(env: Env = process.env): Config {
       uploadIdleMs: integer(env, 'UPLOAD_IDLE_TIMEOUT_MS', 30_000, 100, 3_600_000),
       keepAliveMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
     },
+    metricsToken: text(env, 'METRICS_TOKEN') ?? null,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
 import type { Store } from './db/store.js';
+import type { Metrics } from './metrics.js';
 import type { RealtimeBroker } from './realtime/index.js';
 import type { FileStorage } from './storage/index.js';
 
@@ -11,6 +12,8 @@ export interface Deps {
   store: Store;
   storage: FileStorage;
   realtime: RealtimeBroker;
+  /** Present when METRICS_TOKEN is set (GET /metrics). */
+  metrics?: Metrics;
 }
 
 /** Now, as the ISO 8601 UTC string every table stores. */

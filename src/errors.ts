@@ -50,6 +50,7 @@ export const errors = {
   tooManyLogins: (retryAfterSeconds: number) =>
     new AppError(429, 'Too many login attempts, try again later', { 'retry-after': String(retryAfterSeconds) }),
 
+  passwordWorkBusy: () => new AppError(503, 'Too many sign-ins at once, try again in a moment', { 'retry-after': '1' }),
   invalidCursor: error(400, 'Invalid cursor'),
   /** "Point of contact must be the id of an active user": the field as people call it (domain/limits.ts). */
   invalidField: (field: string, detail: string) => new AppError(400, `${labelOf(field)} ${detail}`),

@@ -7,6 +7,7 @@ import { migrate, openDatabase } from './db/index.js';
 import { createStore } from './db/store.js';
 import type { Deps } from './deps.js';
 import type { App } from './http/routes/context.js';
+import { Metrics } from './metrics.js';
 import { createRealtime } from './realtime/index.js';
 import { createStorage } from './storage/index.js';
 import { type ReconcileReport, isClean, reconcile, summarize } from './storage/reconcile.js';
@@ -23,7 +24,7 @@ export async function openDeps(config: Config): Promise<Deps> {
     const storage = await createStorage(config);
     await storage.check();
     realtime = await createRealtime(config);
-    const deps: Deps = { config, database, store, storage, realtime };
+    const deps: Deps = { config, database, store, storage, realtime, metrics: config.metricsToken ? new Metrics(database) : undefined };
     if (config.admin) await ensureAdmin(deps, config.admin);
     await store.sessions.deleteExpired(new Date().toISOString());
     return deps;

@@ -532,7 +532,7 @@ describe('PATCH /api/team/:id', () => {
 
 describe('unexpected failures (specification part 7)', () => {
   /** Replaces one users-repository method for the duration of fn (the routes read deps.store at request time). */
-  async function withFailing<K extends 'list' | 'insert'>(method: K, error: Error, fn: () => Promise<void>) {
+  async function withFailing<K extends 'teamVersion' | 'insert'>(method: K, error: Error, fn: () => Promise<void>) {
     const users = svc.deps.store.users;
     const original = users[method];
     users[method] = (async () => {
@@ -546,7 +546,7 @@ describe('unexpected failures (specification part 7)', () => {
   }
 
   test('GET: 500 Failed to fetch team members, without the failure’s own message', async () => {
-    await withFailing('list', new Error('connection to db-7 lost'), async () => {
+    await withFailing('teamVersion', new Error('connection to db-7 lost'), async () => {
       assertAnswer(await admin.get('/api/team'), 500, { error: 'Failed to fetch team members' });
     });
     assert.equal((await admin.get('/api/team')).status, 200);

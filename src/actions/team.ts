@@ -14,9 +14,6 @@ type Body = Record<string, unknown> | null | undefined;
 const requiredText = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 const optionalText = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null);
 
-/** The team, newest first (specification 4.2). */
-export const listTeam = (deps: Pick<Deps, 'store'>): Promise<User[]> => deps.store.users.list();
-
 /**
  * Specification 4.3: name, email and password required (non-empty strings); email unique,
  * case-insensitively, enforced by the database so that a race gives one 201 and one 409;

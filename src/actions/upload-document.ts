@@ -64,7 +64,9 @@ export async function discardPlacedDocument(deps: Pick<Deps, 'store' | 'storage'
 
 /**
  * Specification 4.1 steps 9–11: the FileUpload record, the activity entry, the two notifications.
- * A later step's failure does not undo an earlier one.
+ * A later step's failure does not undo an earlier one. The record and the entry are committed
+ * together (one write to the database instead of two); should the entry (or the commit) fail, the
+ * record is written again on its own before the failure is answered. The notifications go out after both.
  */
 export async function recordDocument(
   deps: Pick<Deps, 'store' | 'realtime'>,
@@ -87,8 +89,18 @@ export async function recordDocument(
     uploadedById: actor.id,
     createdAt: now,
   };
-  await deps.store.files.insert(record);
-  await recordProjectActivity(deps.store, actor, project.id, `${type}_UPLOADED`, { filename: record.filename, size: record.size }, now);
+  let recorded = false;
+  try {
+    await deps.store.transaction(async (store) => {
+      await store.files.insert(record);
+      recorded = true;
+      await recordProjectActivity(store, actor, project.id, `${type}_UPLOADED`, { filename: record.filename, size: record.size }, now);
+    });
+  } catch (err) {
+    // Step 9 succeeded and a later one failed: the rollback took the record with it, and it must stay.
+    if (recorded) await deps.store.files.insert(record);
+    throw err;
+  }
   await notifyProjectChanged(deps.realtime, project.id, project.pocId);
   return record;
 }

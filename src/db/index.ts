@@ -1,26 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import {
-  Kysely,
-  type KyselyPlugin,
-  Migrator,
-  OperationNodeTransformer,
-  PostgresDialect,
-  PrimitiveValueListNode,
-  SqliteDialect,
-  ValueNode,
-  sql,
-  type PluginTransformQueryArgs,
-  type PluginTransformResultArgs,
-  type QueryResult,
-  type RootOperationNode,
-  type UnknownRow,
-} from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { initial } from './migrations/001_initial.js';
 import { activitySeq } from './migrations/002_activity_seq.js';
+import { teamVersion } from './migrations/004_team_version.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -32,6 +18,8 @@ export interface Database {
   destroy(): Promise<void>;
   /** Where dropped connections are reported (warn), once the service's logger exists; stderr before. */
   useLogger?(log: { warn(obj: object, msg: string): void }): void;
+  /** PostgreSQL: the pool's connections right now, and how many idle ones have failed since start (for /metrics). */
+  pool?: { total(): number; idle(): number; waiting(): number; idleErrors(): number };
 }
 
 /** Opens the configured database (SQLite in WAL mode, or a PostgreSQL pool). Does not migrate. */
@@ -43,10 +31,7 @@ export async function openDatabase(config: Config['database']): Promise<Database
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    const db = new Kysely<Tables>({
-      dialect: new SqliteDialect({ database: sqlite }),
-      plugins: [new SqliteBooleanPlugin()],
-    });
+    const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: new PreparedStatements(sqlite) }) });
     return { db, dialect: 'sqlite', destroy: () => db.destroy() };
   }
 
@@ -85,10 +70,20 @@ export async function openDatabase(config: Config['database']): Promise<Database
     reported.add(err);
     dropped(err);
   };
-  pool.on('error', onceEach);
+  let idleErrors = 0;
+  pool.on('error', (err) => {
+    idleErrors++;
+    onceEach(err);
+  });
   pool.on('connect', (client) => client.on('error', onceEach));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', destroy: () => db.destroy(), useLogger: (l) => (log = l) };
+  return {
+    db,
+    dialect: 'postgres',
+    destroy: () => db.destroy(),
+    useLogger: (l) => (log = l),
+    pool: { total: () => pool.totalCount, idle: () => pool.idleCount, waiting: () => pool.waitingCount, idleErrors: () => idleErrors },
+  };
 }
 
 const PG_INT8 = 20;
@@ -105,6 +100,7 @@ function pgTypeParser(oid: number, format?: 'text' | 'binary') {
 const migrations = (dialect: Dialect) => ({
   '001_initial': initial(dialect),
   '002_activity_seq': activitySeq(dialect),
+  '004_team_version': teamVersion(dialect),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));
@@ -134,22 +130,40 @@ export function isUniqueViolation(err: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
-/** better-sqlite3 binds no booleans: turn them into 1/0 on the way in. */
-class SqliteBooleanPlugin implements KyselyPlugin {
-  readonly #transformer = new BooleanToInteger();
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    return this.#transformer.transformNode(args.node);
+/** How many prepared statements the SQLite connection keeps: every query the service writes, with room to spare. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * The SQLite connection as Kysely sees it, with two additions: a statement is prepared once per SQL
+ * text and reused (preparing costs more than running a short query, and the service runs the same
+ * few dozen queries over and over), and booleans are bound as 1/0 (better-sqlite3 binds none).
+ */
+class PreparedStatements implements SqliteDatabase {
+  readonly #statements = new Map<string, SQLite.Statement>();
+
+  constructor(private readonly sqlite: SQLite.Database) {}
+
+  close(): void {
+    this.#statements.clear();
+    this.sqlite.close();
   }
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    return args.result;
+
+  prepare(text: string): SqliteStatement {
+    let stmt = this.#statements.get(text);
+    // One still being iterated (a streamed query) cannot run again until it is done: use a fresh one meanwhile.
+    if (!stmt || stmt.busy) {
+      stmt = this.sqlite.prepare(text);
+      if (this.#statements.size >= STATEMENT_CACHE_SIZE) this.#statements.delete(this.#statements.keys().next().value!);
+      this.#statements.set(text, stmt);
+    }
+    const prepared = stmt;
+    return {
+      reader: prepared.reader,
+      all: (params) => prepared.all(bindable(params)),
+      run: (params) => prepared.run(bindable(params)),
+      iterate: (params) => prepared.iterate(bindable(params)),
+    };
   }
 }
 
-class BooleanToInteger extends OperationNodeTransformer {
-  protected override transformValue(node: ValueNode): ValueNode {
-    return typeof node.value === 'boolean' ? ValueNode.create(node.value ? 1 : 0) : node;
-  }
-  protected override transformPrimitiveValueList(node: PrimitiveValueListNode): PrimitiveValueListNode {
-    return PrimitiveValueListNode.create(node.values.map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v)));
-  }
-}
+const bindable = (params: ReadonlyArray<unknown>): unknown[] => params.map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v));

@@ -9,6 +9,7 @@ export interface Tables {
   storage_names: StorageNamesTable;
   activity_log: ActivityLogTable;
   login_failures: LoginFailuresTable;
+  team_version: TeamVersionTable;
 }
 
 /** SQLite answers 0/1 and PostgreSQL true/false; the data layer maps both to boolean. */
@@ -89,4 +90,10 @@ export interface LoginFailuresTable {
   key: string;
   failures: Generated<number>;
   window_started_at: string;
+}
+
+/** One row (id 1): bumped by triggers on users (migration 004), read to tell whether a cached team answer is current. */
+export interface TeamVersionTable {
+  id: number;
+  version: number;
 }

@@ -33,7 +33,7 @@ export type Scope = { all: true } | { all: false; pocId: string };
 type Page<T> = { items: T[]; nextCursor: string | null };
 
 /** Rows older than the cursor's, in (created_at, id) order. */
-const olderThan = (table: 'projects' | 'activity_log', c: Cursor) =>
+const olderThan = (table: 'projects' | 'activity_log' | 'users', c: Cursor) =>
   sql<boolean>`(${sql.ref(`${table}.created_at`)} < ${c.createdAt} or (${sql.ref(`${table}.created_at`)} = ${c.createdAt} and ${sql.ref(`${table}.id`)} < ${c.id}))`;
 
 /** All data access of the service. Each method is one query (or one transaction; projects.update is two statements, run in the caller's). */
@@ -117,6 +117,23 @@ function usersRepo(db: DB, dialect: Database['dialect']) {
     async list(): Promise<User[]> {
       const rows = await db.selectFrom('users').select(USER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
       return rows.map(toUser);
+    },
+    /** Up to `limit` members in list order, after the given one (keyset on the created_at, id index): the team read in short steps. */
+    async listPage(after: Cursor | undefined, limit: number): Promise<User[]> {
+      const rows = await db
+        .selectFrom('users')
+        .select(USER_COLUMNS)
+        .$if(after !== undefined, (q) => q.where(olderThan('users', after!)))
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map(toUser);
+    },
+    /** The team's version (migration 004): it changes in the same transaction as any change the team list shows. */
+    async teamVersion(): Promise<number> {
+      const row = await db.selectFrom('team_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow();
+      return Number(row.version);
     },
     async update(id: string, change: UserChange, now: string): Promise<User | undefined> {
       const row = await db

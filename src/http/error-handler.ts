@@ -23,13 +23,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (isAppError(err)) {
       return reply.code(err.status).headers(err.headers).send({ error: err.message });
     }
+    // A parameter the route's schema refuses is the caller's mistake, not a failure (GET /api/team?role=BOSS).
+    if (err.validation) {
+      return reply.code(400).send({ error: validationMessage(err) });
+    }
     const failure = req.routeOptions.config?.failure;
     if (failure) {
       req.log.error({ err }, 'request failed');
       return reply.code(500).send({ error: failure.exposeMessage && err.message ? err.message : failure.message });
-    }
-    if (err.validation) {
-      return reply.code(400).send({ error: validationMessage(err) });
     }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return reply.code(err.statusCode).send({ error: err.message });

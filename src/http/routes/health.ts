@@ -19,6 +19,7 @@ export async function healthRoutes(app: App, { deps }: RouteContext) {
           await withTimeout(check(), CHECK_TIMEOUT_MS);
           return [name, 'ok'] as const;
         } catch (err) {
+          deps.metrics?.dependencyErrors.inc({ dependency: name as keyof typeof checks });
           return [name, err instanceof Error ? err.message : 'failed'] as const;
         }
       }),

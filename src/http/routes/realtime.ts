@@ -1,6 +1,7 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { hashToken } from '../../actions/auth.js';
 import { errors } from '../../errors.js';
+import { trackSseStream } from '../../metrics.js';
 import { type StreamSink, StreamHub } from '../../realtime/streams.js';
 import { CHANNELS, type Channel } from '../../realtime/types.js';
 import { actorOf } from '../session.js';
@@ -76,7 +77,11 @@ export async function realtimeRoutes(app: App, { deps, hooks }: RouteContext) {
         lastEventId: lastEventId?.trim() || undefined,
         sink,
       });
-      res.on('close', () => void opened.then((stream) => stream.close()));
+      const counted = trackSseStream(deps.metrics);
+      res.on('close', () => {
+        counted();
+        void opened.then((stream) => stream.close());
+      });
       await opened;
     },
   );

@@ -43,6 +43,8 @@ export async function uploadRoutes(app: App, { deps, hooks }: RouteContext) {
     },
     async (req, reply) => {
       const file = await receiveUpload(req, deps, actorOf(req));
+      deps.metrics?.uploadBytes.inc({ type: file.type }, file.size);
+      deps.metrics?.uploadDuration.observe({ type: file.type }, reply.elapsedTime / 1000);
       return reply.code(201).send(presentUpload(file));
     },
   );

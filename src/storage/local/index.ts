@@ -5,6 +5,9 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type FileStorage, type IncompleteWrite, type ListableStorage, type ObjectLocation, type StoredObject, ObjectExistsError, objectKey } from '../types.js';
 
+/** Chunks that arrive while a write is on the thread pool go out together (writev): one trip instead of one per 64 KiB. */
+const WRITE_BUFFER_BYTES = 1024 * 1024;
+
 /** Where bytes are written before they are complete: inside the root, so moving them is a rename on one file system. */
 const INCOMING = '.incoming';
 
@@ -21,26 +24,46 @@ export class LocalStorage implements FileStorage, ListableStorage {
     private readonly publicUrl: string,
   ) {}
 
+  /** Folders made (or found) already: each project and type's folder is made once, not on every upload. */
+  readonly #folders = new Set<string>();
+
   async put(location: ObjectLocation, body: Readable): Promise<{ url: string }> {
     const key = objectKey(location);
     const file = this.pathOf(key);
     // Refuse a taken key before a byte is read, so the caller can move on to the next name.
     if (await exists(file)) throw new ObjectExistsError(key);
     const temporary = path.join(this.root, INCOMING, randomUUID());
-    await fs.promises.mkdir(path.dirname(temporary), { recursive: true });
+    await this.#folder(path.dirname(temporary));
     try {
       // flush: fsync before close, so what is moved into place is on disk, not only in the page cache.
-      await pipeline(body, fs.createWriteStream(temporary, { flags: 'wx', flush: true }));
-      await fs.promises.mkdir(path.dirname(file), { recursive: true });
+      await pipeline(body, fs.createWriteStream(temporary, { flags: 'wx', flush: true, highWaterMark: WRITE_BUFFER_BYTES }));
       // link() fails when the name exists (rename() would replace it): nothing is ever overwritten,
       // even if two instances share the disk.
-      await fs.promises.link(temporary, file).catch((err: NodeJS.ErrnoException) => {
-        throw err.code === 'EEXIST' ? new ObjectExistsError(key) : err;
-      });
+      const link = () => fs.promises.link(temporary, file);
+      await this.#folder(path.dirname(file));
+      await link()
+        .catch(async (err: NodeJS.ErrnoException) => {
+          if (err.code !== 'ENOENT') throw err;
+          await this.#folder(path.dirname(file), true); // removed since (by hand, a restore): make it again
+          return link();
+        })
+        .catch((err: NodeJS.ErrnoException) => {
+          throw err.code === 'EEXIST' ? new ObjectExistsError(key) : err;
+        });
+    } catch (err) {
+      // The folder of the temporary files may have gone (by hand, a restore): made again next time.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') this.#folders.clear();
+      throw err;
     } finally {
       await fs.promises.rm(temporary, { force: true });
     }
     return { url: `${this.publicUrl}/files/${key.split('/').map(encodeURIComponent).join('/')}` };
+  }
+
+  async #folder(folder: string, again = false): Promise<void> {
+    if (this.#folders.has(folder) && !again) return;
+    await fs.promises.mkdir(folder, { recursive: true });
+    this.#folders.add(folder);
   }
 
   async remove(location: ObjectLocation): Promise<void> {

@@ -1,0 +1,29 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { errors } from '../../errors.js';
+import type { App, RouteContext } from './context.js';
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/**
+ * GET /metrics (interface.md, Operations): Prometheus text for the people who run the service,
+ * only with `Authorization: Bearer <METRICS_TOKEN>`. Without METRICS_TOKEN the route does not exist.
+ */
+export async function metricsRoutes(app: App, { deps }: RouteContext) {
+  const { metrics } = deps;
+  const token = deps.config.metricsToken;
+  if (!metrics || !token) return;
+  const expected = digest(`Bearer ${token}`);
+
+  app.get(
+    '/metrics',
+    { schema: { tags: ['operations'], summary: 'Prometheus metrics (Authorization: Bearer METRICS_TOKEN)', security: [], hide: false } },
+    async (req, reply) => {
+      // Compared as digests: the same length whatever was sent, so the time taken tells nothing.
+      if (!timingSafeEqual(digest(req.headers.authorization ?? ''), expected)) {
+        reply.header('www-authenticate', 'Bearer realm="metrics"');
+        throw errors.unauthorized();
+      }
+      return reply.type(metrics.registry.contentType).send(await metrics.scrape());
+    },
+  );
+}
