@@ -5,7 +5,7 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
-  database: { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string; poolSize: number; schema?: string };
+  database: { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string; poolSize: number; schema?: string; queryTimeoutMs: number };
   publicUrl: string;
   storage: StorageConfig;
   realtime: RealtimeConfig;
@@ -147,7 +147,13 @@ function parseDatabase(env: Env, dataDir: string): Config['database'] {
   if (/^postgres(ql)?:\/\//.test(url)) {
     const schema = text(env, 'DATABASE_SCHEMA');
     if (schema && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) throw new ConfigError('DATABASE_SCHEMA must be a plain identifier');
-    return { dialect: 'postgres', url, poolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000), schema };
+    return {
+      dialect: 'postgres',
+      url,
+      poolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+      schema,
+      queryTimeoutMs: integer(env, 'DATABASE_QUERY_TIMEOUT_MS', 15_000, 100, 600_000),
+    };
   }
   const sqlite = /^(file|sqlite):(\/\/)?(.+)$/.exec(url);
   if (sqlite?.[3]) return { dialect: 'sqlite', file: path.resolve(sqlite[3]) };

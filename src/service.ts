@@ -95,28 +95,38 @@ export async function startService(config: Config, options: Parameters<typeof bu
 
 /**
  * Reconciles storage and records in the background after start-up (RECONCILE_ON_START), so a
- * crash's leftovers go without delaying readiness; stop() ends it between steps.
+ * crash's leftovers go without delaying readiness, and again every RECONCILE_GRACE_MS (at least a
+ * minute): what was too young to judge at start-up (a crash just before it) is judged on the next
+ * round. stop() ends it between steps.
  */
 function startupReconcile(deps: Deps, log: App['log']): { done: Promise<ReconcileReport | null>; stop(): Promise<void> } {
   const { onStart, graceMs } = deps.config.reconcile;
   if (onStart === 'off') return { done: Promise.resolve(null), stop: async () => {} };
   const controller = new AbortController();
-  const done = reconcile(deps, { repair: onStart === 'repair', graceMs, signal: controller.signal }).then(
-    (report) => {
-      if (isClean(report)) log.info({ reconcile: report }, summarize(report));
-      else log.warn({ reconcile: report }, summarize(report));
-      return report;
-    },
-    (err: unknown) => {
-      if (!controller.signal.aborted) log.error({ err }, 'storage reconciliation failed');
-      return null;
-    },
-  );
+  const run = (quietWhenClean: boolean) =>
+    reconcile(deps, { repair: onStart === 'repair', graceMs, signal: controller.signal }).then(
+      (report) => {
+        if (!isClean(report)) log.warn({ reconcile: report }, summarize(report));
+        else if (!quietWhenClean) log.info({ reconcile: report }, summarize(report));
+        return report;
+      },
+      (err: unknown) => {
+        if (!controller.signal.aborted) log.error({ err }, 'storage reconciliation failed');
+        return null;
+      },
+    );
+  const done = run(false);
+  let round: Promise<unknown> = done;
+  const timer = setInterval(() => {
+    round = round.then(() => (controller.signal.aborted ? null : run(true)));
+  }, Math.max(60_000, graceMs));
+  timer.unref();
   return {
     done,
     stop: async () => {
+      clearInterval(timer);
       controller.abort();
-      await done;
+      await round;
     },
   };
 }

@@ -74,3 +74,32 @@ describe('PostgreSQL cut off while the pool holds connections', { skip }, () => 
     });
   }
 });
+
+describe('PostgreSQL silent (a partition: the link stays open, nothing comes back)', { skip }, () => {
+  test('requests in flight answer a JSON 500 within DATABASE_QUERY_TIMEOUT_MS instead of hanging; then it recovers', { timeout: 60_000 }, async () => {
+    const target = new URL(PG_URL!);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const through = new URL(PG_URL!);
+    through.hostname = '127.0.0.1';
+    through.port = String(proxy.port);
+    const svc = await startTestService({ postgresUrl: through.toString(), env: { DATABASE_POOL_SIZE: '4', DATABASE_QUERY_TIMEOUT_MS: '1000' } });
+    try {
+      const admin = (await svc.signIn('ADMIN')).client;
+      assert.equal((await admin.get('/api/projects')).status, 200);
+      proxy.stall();
+      const started = Date.now();
+      const answers = await Promise.all(Array.from({ length: 4 }, () => admin.get('/api/projects')));
+      for (const res of answers) {
+        assert.equal(res.status, 500, res.text);
+        assert.deepEqual(res.body, { error: 'Internal server error' });
+      }
+      assert.ok(Date.now() - started < 8000, `answered after ${Date.now() - started} ms`);
+      proxy.restore();
+      await eventually('the service answers from PostgreSQL again', async () => (await admin.get('/api/projects')).status === 200);
+    } finally {
+      proxy.restore();
+      await svc.close();
+      await proxy.close();
+    }
+  });
+});

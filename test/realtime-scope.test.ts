@@ -119,6 +119,34 @@ describe('scope: a stream hears only about projects its user may see', () => {
   });
 });
 
+describe('positions say nothing of other people’s activity', () => {
+  /** The position a fresh stream starts at (its first `id:`), optionally resuming from an id. */
+  async function positionOf(client: Client, headers: Record<string, string> = {}): Promise<string> {
+    const stream = await openEventStream(client, '', headers);
+    try {
+      for (let i = 0; i < 100 && stream.lastEventId === undefined; i++) await new Promise((r) => setTimeout(r, 10));
+      return stream.lastEventId!;
+    } finally {
+      stream.close();
+    }
+  }
+
+  test('a POC’s stream starts at their own latest change, however much happens elsewhere; an admin’s at the log’s', async () => {
+    const [poc, other] = await Promise.all([svc.signIn('POC'), svc.signIn('POC')]);
+    const own = await svc.createProject(poc.user.id);
+    const elsewhere = await svc.createProject(other.user.id);
+    await touch(own.id, 'own change');
+    const before = await positionOf(poc.client);
+    const adminBefore = await positionOf(admin.client);
+    for (let i = 0; i < 3; i++) await touch(elsewhere.id, `elsewhere ${i}`);
+    assert.equal(await positionOf(poc.client), before, 'a fresh stream');
+    assert.equal(await positionOf(poc.client, { 'last-event-id': 'not-ours' }), before, 'a reset');
+    assert.equal(Number(await positionOf(admin.client)), Number(adminBefore) + 6, 'an admin sees every change');
+    await touch(own.id, 'own change again');
+    assert.ok(Number(await positionOf(poc.client)) > Number(before), 'their own change moves it');
+  });
+});
+
 describe('a stream ends with its session', () => {
   /** Asserts the stream's last event is session-ended {reason} and the server closed it within a second. */
   async function assertEnded(stream: EventStream, reason: string, started: number) {

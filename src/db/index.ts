@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement, sql } from 'kysely';
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { initial } from './migrations/001_initial.js';
@@ -54,7 +55,11 @@ export async function openDatabase(config: Config['database']): Promise<Database
     connectionString: config.url,
     max: config.poolSize,
     // A PostgreSQL that accepts no connection (a partition) fails the request rather than holding it.
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: Math.min(10_000, config.queryTimeoutMs),
+    // A link that goes silent without a reset (a partition) fails the query instead of holding the
+    // request: our queries take milliseconds, a silent link takes until TCP gives up (minutes).
+    query_timeout: config.queryTimeoutMs,
+    keepAlive: true,
     options: config.schema ? `-c search_path="${config.schema}"` : undefined,
     types: { getTypeParser: pgTypeParser },
   });
@@ -76,13 +81,35 @@ export async function openDatabase(config: Config['database']): Promise<Database
     onceEach(err);
   });
   pool.on('connect', (client) => client.on('error', onceEach));
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: discardingTimedOut(pool) }) });
   return {
     db,
     dialect: 'postgres',
     destroy: () => db.destroy(),
     useLogger: (l) => (log = l),
     pool: { total: () => pool.totalCount, idle: () => pool.idleCount, waiting: () => pool.waitingCount, idleErrors: () => idleErrors },
+  };
+}
+
+/**
+ * The pool as Kysely sees it, except that a connection whose query timed out is destroyed on
+ * release rather than reused: its answer may still be on the way, or never come.
+ */
+function discardingTimedOut(pool: pg.Pool): PostgresPool {
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let broken = false;
+      return {
+        query: (...args: unknown[]) =>
+          (client.query as (...a: unknown[]) => Promise<unknown>)(...args).catch((err: unknown) => {
+            if (err instanceof Error && err.message === 'Query read timeout') broken = true;
+            throw err;
+          }),
+        release: () => client.release(broken ? new Error('query timed out; connection discarded') : undefined),
+      } as unknown as PostgresPoolClient;
+    },
+    end: () => pool.end(),
   };
 }
 

@@ -480,6 +480,18 @@ function activityRepo(db: DB, dialect: Database['dialect']) {
       const row = await db.selectFrom('activity_log').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
       return Number(row?.seq ?? 0);
     },
+    /** The newest position up to `atMost` of a change to one of this POC's projects (0 when none). */
+    async latestSeqFor(pocId: string, atMost: number): Promise<number> {
+      const row = await db
+        .selectFrom('activity_log')
+        .innerJoin('projects', 'projects.id', 'activity_log.entity_id')
+        .select((eb) => eb.fn.max('activity_log.seq').as('seq'))
+        .where('activity_log.entity_type', '=', 'project')
+        .where('projects.poc_id', '=', pocId)
+        .where('activity_log.seq', '<=', atMost)
+        .executeTakeFirst();
+      return Number(row?.seq ?? 0);
+    },
     /** When the entry at `seq` was written, or undefined for a position the log does not hold. */
     async seqWrittenAt(seq: number): Promise<string | undefined> {
       const row = await db.selectFrom('activity_log').select('created_at').where('seq', '=', seq).executeTakeFirst();

@@ -123,39 +123,48 @@ export class StreamHub {
 
   /** Opens a stream: replays what a reconnecting client missed, then live events. Resolves once it is live. */
   async open(request: StreamRequest): Promise<{ close(): void }> {
-    const stream: OpenStream = { request, viewer: { ...request.viewer }, lastSent: 0, pending: null, ended: false };
+    const stream: OpenStream = { request, viewer: { ...request.viewer }, lastSent: 0, pending: [], ended: false };
     const handle = { close: () => this.#forget(stream) };
     if (this.#closed) {
       request.sink.close();
       return handle;
     }
+    // Subscribed first (#add; live changes wait in pending), then read, then drop what was already written: no gap, no duplicate.
     this.#add(stream);
     this.#armExpiry(stream, request.expiresAt);
     const seqAtOpen = this.#seq;
     // Catches up on anything whose notification came before this stream (or was lost).
     this.#read();
-    if (request.lastEventId === undefined) {
-      stream.lastSent = positionOf(seqAtOpen);
-      request.sink.write(sse.position(stream.lastSent));
-      return handle;
-    }
-    // Subscribed first (#add), then read, then drop what was already written: no gap, no duplicate.
-    stream.pending = [];
+    let base = 0;
     try {
-      await this.#replay(stream, request.lastEventId, seqAtOpen);
+      // The session as it is now: a logout, deactivation or role change that raced this request found no stream to end or re-scope.
+      await this.#check([stream]);
+      if (stream.ended) return handle;
+      base = await this.#baseOf(stream, seqAtOpen);
+      if (request.lastEventId === undefined) {
+        stream.lastSent = positionOf(base);
+        this.#write(stream, sse.position(stream.lastSent));
+      } else {
+        await this.#replay(stream, request.lastEventId, base);
+      }
     } catch (err) {
-      this.options.log.warn({ err }, 'realtime replay failed; the client is told to refetch');
-      this.#write(stream, sse.event(positionOf(seqAtOpen), 'reset', {}));
-      stream.lastSent = Math.max(stream.lastSent, positionOf(seqAtOpen));
+      this.options.log.warn({ err }, 'realtime could not open the stream from the log; the client is told to refetch');
+      stream.lastSent = Math.max(stream.lastSent, positionOf(base));
+      this.#write(stream, sse.event(positionOf(base), 'reset', {}));
     }
     const pending = stream.pending ?? [];
     stream.pending = null;
     for (const change of pending) this.#send(stream, change);
-    if (stream.lastSent < positionOf(seqAtOpen)) {
-      stream.lastSent = positionOf(seqAtOpen);
-      this.#write(stream, sse.position(stream.lastSent));
-    }
     return handle;
+  }
+
+  /**
+   * Where a stream starts: an admin at the log's position; anyone else at their own latest change,
+   * so that what a stream says of its position tells nothing of other people's activity.
+   */
+  #baseOf(stream: OpenStream, seqAtOpen: number): Promise<number> {
+    if (stream.viewer.role === 'ADMIN') return Promise.resolve(seqAtOpen);
+    return this.store.activity.latestSeqFor(stream.viewer.userId, seqAtOpen);
   }
 
   /** Ends every stream without a word (shutdown) and stops listening. */
@@ -169,7 +178,7 @@ export class StreamHub {
     }
   }
 
-  async #replay(stream: OpenStream, lastEventId: string, seqAtOpen: number): Promise<void> {
+  async #replay(stream: OpenStream, lastEventId: string, base: number): Promise<void> {
     const { windowHours, maxEvents } = this.options.replay;
     const { channels } = stream.request;
     const seq = seqOfEventId(lastEventId);
@@ -185,8 +194,8 @@ export class StreamHub {
         return;
       }
     }
-    // Too old, too many or not ours: the client refetches what it shows; what comes after seqAtOpen follows live.
-    stream.lastSent = positionOf(seqAtOpen);
+    // Too old, too many or not ours: the client refetches what it shows; what comes after follows live.
+    stream.lastSent = positionOf(base);
     this.#write(stream, sse.event(stream.lastSent, 'reset', {}));
   }
 
@@ -253,8 +262,9 @@ export class StreamHub {
     const position = positionOf(this.#seq);
     for (const stream of this.#streams) {
       if (stream.pending) continue;
-      // Everything up to the hub's position has been handed to the stream, so a reconnect may start there.
-      if (position > stream.lastSent) stream.lastSent = position;
+      // Everything up to the hub's position has been handed to the stream, so an admin's reconnect may start
+      // there; anyone else's position moves only with their own events (it would tell when others' changes happen).
+      if (stream.viewer.role === 'ADMIN' && position > stream.lastSent) stream.lastSent = position;
       this.#write(stream, sse.position(stream.lastSent, true));
     }
   }
