@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
 import type { Store } from './db/store.js';
+import type { MailDispatcher } from './mail/dispatcher.js';
 import type { RealtimeBroker } from './realtime/index.js';
 import type { FileStorage } from './storage/index.js';
 
@@ -11,6 +12,8 @@ export interface Deps {
   store: Store;
   storage: FileStorage;
   realtime: RealtimeBroker;
+  /** The outbox's dispatcher and, as `mail.transport`, the email transport. */
+  mail: MailDispatcher;
 }
 
 /** Now, as the ISO 8601 UTC string every table stores. */

@@ -5,6 +5,7 @@ import { documentFolder, extensionOf, publicName } from '../domain/documents.js'
 import type { Actor, DocumentType, FileUpload, Project } from '../domain/model.js';
 import { uploadRefusal } from '../domain/upload-policy.js';
 import { newId } from '../ids.js';
+import { queueProjectEmails } from '../mail/outbox.js';
 import { notifyProjectChanged } from '../realtime/index.js';
 import { type ObjectLocation, ObjectExistsError, objectKey } from '../storage/types.js';
 import { recordProjectActivity } from './record-activity.js';
@@ -67,7 +68,7 @@ export async function discardPlacedDocument(deps: Pick<Deps, 'store' | 'storage'
  * A later step's failure does not undo an earlier one.
  */
 export async function recordDocument(
-  deps: Pick<Deps, 'store' | 'realtime'>,
+  deps: Pick<Deps, 'store' | 'realtime' | 'config' | 'mail'>,
   actor: Actor,
   project: Project,
   type: DocumentType,
@@ -88,7 +89,12 @@ export async function recordDocument(
     createdAt: now,
   };
   await deps.store.files.insert(record);
-  await recordProjectActivity(deps.store, actor, project.id, `${type}_UPLOADED`, { filename: record.filename, size: record.size }, now);
+  const details = { filename: record.filename, size: record.size };
+  await recordProjectActivity(deps.store, actor, project.id, `${type}_UPLOADED`, details, now);
+  // Issue 12: the emails follow the record and the activity entry, and never change the upload's answer.
+  await queueProjectEmails(deps.store, deps.config.mail.batchSeconds, { actor, project, action: `${type}_UPLOADED`, details, at: now }).catch((err: unknown) =>
+    deps.mail.log.error({ err, projectId: project.id }, "the upload's emails could not be queued"),
+  );
   await notifyProjectChanged(deps.realtime, project.id, project.pocId);
   return record;
 }
