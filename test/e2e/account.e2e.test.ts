@@ -72,8 +72,8 @@ else
         assert.ok(Date.now() < deadline, 'no reset email');
         await new Promise((r) => setTimeout(r, 50));
       }
-      const link = /(http:\/\/\S+\/reset-password\?token=\S+)/.exec(smtp.to(PERSON.email)[0]!.text)?.[1];
-      assert.ok(link?.startsWith(`${svc.url}/reset-password?token=`), smtp.to(PERSON.email)[0]!.text);
+      const link = /(http:\/\/\S+\/reset-password\?token=\S+)/.exec(smtp.to(PERSON.email)[0]!.text)?.[1] ?? '';
+      assert.ok(link.startsWith(`${svc.url}/reset-password?token=`), smtp.to(PERSON.email)[0]!.text);
 
       await page.goto(link);
       await heading(page, 'Choose a new password').waitFor();
