@@ -119,16 +119,9 @@ const emailPreferenceFields = {
   documents: Type.Boolean({ description: 'a document uploaded by someone else' }),
 };
 
-export const Account = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  email: Type.String(),
-  phone: NullableString(),
-  role: enumOf(ROLES),
-  location: NullableString(),
-  branch: NullableString(),
-  emailPreferences: Type.Object(emailPreferenceFields),
-});
+/** One's own profile as the team list shows it (without the admin's active and createdAt), and the email preferences. */
+const { active: _active, createdAt: _createdAt, ...profile } = TeamMember.properties;
+export const Account = Type.Object({ ...profile, emailPreferences: Type.Object(emailPreferenceFields) });
 
 export const AccountChange = Type.Object(
   {

@@ -8,19 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, type Page, chromium } from 'playwright-core';
-import { Client, type TestService, startTestService, testDialect } from '../helpers/service.js';
+import { Client, type TestService, startTestService } from '../helpers/service.js';
 import { type TestSmtpServer, startSmtpServer } from '../helpers/smtp.js';
-import { ensureFreshBuild } from './build.js';
+import { CHROMIUM, SCREENSHOTS, browserTestsSkipped, ensureFreshBuild } from './build.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SCREENSHOTS = path.resolve(import.meta.dirname, '..', '..', 'docs', 'screenshots');
-const skip =
-  testDialect !== 'sqlite'
-    ? 'the browser tests run in the SQLite pass only (the API suites cover PostgreSQL)'
-    : !fs.existsSync(CHROMIUM)
-      ? `no Chromium at ${CHROMIUM} (install it, e.g. apt-get install chromium, or set CHROMIUM_PATH)`
-      : null;
-if (skip) console.log(`NOTICE: test/e2e/account.e2e.test.ts skipped: ${skip}`);
+const skip = browserTestsSkipped('test/e2e/account.e2e.test.ts');
 
 const PERSON = { name: 'Forgetful Farah', email: 'farah@example.com', password: 'the-old-password' };
 const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });

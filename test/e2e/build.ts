@@ -2,13 +2,28 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { testDialect } from '../helpers/service.js';
 
-/** Shared by the browser tests: the built web app, rebuilt when its sources changed. */
+/** Shared by the browser tests: where Chromium is, whether they run, and the built web app (rebuilt when its sources changed). */
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 // The app's sources, and the server modules it takes its enumerations and answer shapes from.
 const WEB_SOURCES = [path.join(ROOT, 'web'), path.join(ROOT, 'src', 'domain'), path.join(ROOT, 'src', 'presenters'), path.join(ROOT, 'src', 'mail')];
 const WEB_BUILD = path.join(ROOT, 'dist', 'web');
+export const SCREENSHOTS = path.join(ROOT, 'docs', 'screenshots');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Why the browser tests of `file` are skipped (noticed once), or null when they run. */
+export function browserTestsSkipped(file: string): string | null {
+  const skip =
+    testDialect !== 'sqlite'
+      ? 'the browser tests run in the SQLite pass only (the API suites cover PostgreSQL)'
+      : !fs.existsSync(CHROMIUM)
+        ? `no Chromium at ${CHROMIUM} (install it, e.g. apt-get install chromium, or set CHROMIUM_PATH)`
+        : null;
+  if (skip) console.log(`NOTICE: ${file} skipped: ${skip}`);
+  return skip;
+}
 
 /** Newest modification time of any file under dir. */
 function newestMtime(dir: string): number {

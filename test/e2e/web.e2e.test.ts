@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, type BrowserContext, type Locator, type Page, type Route, chromium } from 'playwright-core';
-import { type TestService, startTestService, testDialect } from '../helpers/service.js';
-import { ensureFreshBuild } from './build.js';
+import { type TestService, startTestService } from '../helpers/service.js';
+import { CHROMIUM, SCREENSHOTS, browserTestsSkipped, ensureFreshBuild } from './build.js';
 
 /**
  * The web app in a real browser (Debian's Chromium through playwright-core), against a real
@@ -13,17 +13,7 @@ import { ensureFreshBuild } from './build.js';
  * Screenshots of each page land in docs/screenshots.
  */
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const SCREENSHOTS = path.join(ROOT, 'docs', 'screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-const skip =
-  testDialect !== 'sqlite'
-    ? 'the browser tests run in the SQLite pass only (the API suites cover PostgreSQL)'
-    : !fs.existsSync(CHROMIUM)
-      ? `no Chromium at ${CHROMIUM} (install it, e.g. apt-get install chromium, or set CHROMIUM_PATH)`
-      : null;
-if (skip) console.log(`NOTICE: test/e2e/web.e2e.test.ts skipped: ${skip}`);
+const skip = browserTestsSkipped('test/e2e/web.e2e.test.ts');
 
 const ADMIN = { name: 'Ada Admin', email: 'ada@example.com', password: 'ada-admin-pass' };
 const POC = { name: 'Priya Sharma', email: 'priya@example.com', password: 'priya-pass-42' };
