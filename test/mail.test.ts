@@ -156,6 +156,26 @@ describe('email: bursts and outages', () => {
     }
   });
 
+  test('uploads at the same moment all join the one email (no event lost between them)', async () => {
+    const svc = await startTestService({ env: mailEnv(smtp, 2) });
+    try {
+      const admin = await svc.signIn('ADMIN', { email: 'race-admin@example.com' });
+      const poc = await svc.createUser({ role: 'POC', email: 'race-poc@example.com' });
+      const project = await svc.createProject(poc.user.id, { name: 'Race', status: 'APPROVED', piStatus: 'VERIFIED' });
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => admin.client.upload([['projectId', project.id], ['fileType', 'PO'], ['file', { data: `%PDF-1.4 ${i}`, filename: `po-${i}.pdf`, type: 'application/pdf' }]])),
+      );
+      assert.deepEqual(answers.map((a) => a.status), [201, 201, 201, 201, 201, 201]);
+      await settled(svc);
+      const mails = smtp.to('race-poc@example.com');
+      assert.equal(mails.length, 1, mails.map((m) => m.subject).join('; '));
+      assert.equal(mails[0]!.subject, '6 updates: Race');
+      for (let i = 0; i < 6; i++) assert.match(mails[0]!.text, new RegExp(`PO uploaded by .*: po-${i}\\.pdf`));
+    } finally {
+      await svc.close();
+    }
+  });
+
   test('SMTP down when the change happens: the change stands, the email waits and is delivered once SMTP is back, once', async () => {
     const svc = await startTestService({ env: mailEnv(smtp) });
     try {

@@ -92,9 +92,10 @@ export async function recordDocument(
   const details = { filename: record.filename, size: record.size };
   await recordProjectActivity(deps.store, actor, project.id, `${type}_UPLOADED`, details, now);
   // Issue 12: the emails follow the record and the activity entry, and never change the upload's answer.
-  await queueProjectEmails(deps.store, deps.config.mail.batchSeconds, { actor, project, action: `${type}_UPLOADED`, details, at: now }).catch((err: unknown) =>
-    deps.mail.log.error({ err, projectId: project.id }, "the upload's emails could not be queued"),
-  );
+  // Its own transaction: on PostgreSQL a recipient's open email is locked while the event joins it.
+  await deps.store
+    .transaction((store) => queueProjectEmails(store, deps.config.mail.batchSeconds, { actor, project, action: `${type}_UPLOADED`, details, at: now }))
+    .catch((err: unknown) => deps.mail.log.error({ err, projectId: project.id }, "the upload's emails could not be queued"));
   await notifyProjectChanged(deps.realtime, project.id, project.pocId);
   return record;
 }

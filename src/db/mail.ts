@@ -51,35 +51,42 @@ export function outboxRepo(db: DB, dialect: Database['dialect']) {
 
     /**
      * Adds an event to the recipient's open email about the project (one not yet tried nor claimed),
-     * or starts one due at `dueAt`. On PostgreSQL the open row is locked first, so a dispatcher
-     * claiming it at the same moment either takes it before the event joins (and the event starts a
-     * new row) or after.
+     * or starts one due at `dueAt`. The open row is locked first (PostgreSQL), so a dispatcher
+     * claiming it meanwhile either takes it before the event joins (and the event starts a new row)
+     * or after; a unique index keeps one open row, so two changes at the same moment cannot both
+     * start one: the second finds the first's row and joins it.
      */
     async queue(id: string, recipientId: string, projectId: string, event: OutboxEvent, now: string, dueAt: string): Promise<void> {
-      const open = await db
-        .selectFrom('outbox')
-        .select(['id', 'events'])
-        .where('recipient_id', '=', recipientId)
-        .where('project_id', '=', projectId)
-        .where('status', '=', 'pending')
-        .where('attempts', '=', 0)
-        .where('locked_until', 'is', null)
-        .$if(dialect === 'postgres', (q) => q.forUpdate())
-        .executeTakeFirst();
-      if (open) {
-        const updated = await db
-          .updateTable('outbox')
-          .set({ events: JSON.stringify([...parseEvents(open.events), event]) })
-          .where('id', '=', open.id)
+      for (let attempt = 1; ; attempt++) {
+        const open = await db
+          .selectFrom('outbox')
+          .select(['id', 'events'])
+          .where('recipient_id', '=', recipientId)
+          .where('project_id', '=', projectId)
+          .where('status', '=', 'pending')
           .where('attempts', '=', 0)
           .where('locked_until', 'is', null)
+          .$if(dialect === 'postgres', (q) => q.forUpdate())
           .executeTakeFirst();
-        if (Number(updated.numUpdatedRows) === 1) return;
+        if (open) {
+          const updated = await db
+            .updateTable('outbox')
+            .set({ events: JSON.stringify([...parseEvents(open.events), event]) })
+            .where('id', '=', open.id)
+            .where('attempts', '=', 0)
+            .where('locked_until', 'is', null)
+            .executeTakeFirst();
+          if (Number(updated.numUpdatedRows) === 1) return;
+        }
+        const inserted = await db
+          .insertInto('outbox')
+          .values({ id, recipient_id: recipientId, project_id: projectId, events: JSON.stringify([event]), status: 'pending', attempts: 0, created_at: now, due_at: dueAt })
+          .onConflict((oc) => oc.doNothing())
+          .executeTakeFirst();
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return;
+        // Another change started the open row meanwhile (or a dispatcher claimed it): look again.
+        if (attempt === 5) throw new Error('could not queue the email: the open outbox row kept changing');
       }
-      await db
-        .insertInto('outbox')
-        .values({ id, recipient_id: recipientId, project_id: projectId, events: JSON.stringify([event]), status: 'pending', attempts: 0, created_at: now, due_at: dueAt })
-        .execute();
     },
 
     /**

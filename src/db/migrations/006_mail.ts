@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Dialect } from '../index.js';
 
 /**
@@ -31,7 +31,8 @@ export function mail(dialect: Dialect) {
         .addColumn('last_error', 'text')
         .execute();
       await db.schema.createIndex('outbox_status_due_at').on('outbox').columns(['status', 'due_at']).execute();
-      await db.schema.createIndex('outbox_open_digest').on('outbox').columns(['recipient_id', 'project_id', 'status']).execute();
+      // At most one open email (not yet tried nor claimed) per recipient and project: changes at the same moment join it.
+      await sql`create unique index outbox_open_digest on outbox (recipient_id, project_id) where status = 'pending' and attempts = 0 and locked_until is null`.execute(db);
 
       await db.schema
         .createTable('email_optouts')
