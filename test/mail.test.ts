@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { Writable } from 'node:stream';
 import { simpleParser } from 'mailparser';
+import { loggerOptions } from '../src/app.js';
 import { type TestService, startTestService } from './helpers/service.js';
 import { type TestSmtpServer, startSmtpServer } from './helpers/smtp.js';
 
@@ -202,6 +204,39 @@ describe('email: bursts and outages', () => {
       await new Promise((r) => setTimeout(r, 300)); // a few more dispatcher rounds: nothing is sent twice
       assert.deepEqual(summary(smtp).filter((s) => s.startsWith('outage-')), ['outage-admin@example.com: New project: During the outage']);
     } finally {
+      await svc.close();
+    }
+  });
+
+  test('a standing backlog is logged; after MAIL_MAX_ATTEMPTS an email is given up, kept as failed and logged', async () => {
+    const lines: { level: number; msg: string; count?: number }[] = [];
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const svc = await startTestService({
+      env: { ...mailEnv(smtp), MAIL_BACKLOG_WARN_SECONDS: '1', MAIL_MAX_ATTEMPTS: '3', MAIL_RETRY_BASE_MS: '800', MAIL_RETRY_MAX_MS: '800' },
+      logger: { ...(loggerOptions('info') as object), stream },
+    });
+    await smtp.stop();
+    try {
+      await svc.createUser({ role: 'ADMIN', email: 'backlog-admin@example.com' });
+      const poc = await svc.signIn('POC');
+      assert.equal((await poc.client.post('/api/projects', { name: 'Never delivered' })).status, 201);
+      const deadline = Date.now() + 15_000;
+      while (!(await outbox(svc)).failed) {
+        assert.ok(Date.now() < deadline, `not given up: ${JSON.stringify(await outbox(svc))}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.deepEqual(await outbox(svc), { failed: 1 });
+      const messages = lines.map((l) => l.msg);
+      assert.equal(messages.filter((m) => m === 'email not sent; it will be retried').length, 2);
+      assert.ok(messages.some((m) => /^mail backlog: 1 email\(s\) waiting, the oldest due since /.test(m)), messages.join('\n'));
+      assert.equal(lines.find((l) => l.msg === 'email given up after its last attempt')?.level, 50);
+    } finally {
+      await smtp.start();
       await svc.close();
     }
   });

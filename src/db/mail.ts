@@ -124,15 +124,19 @@ export function outboxRepo(db: DB, dialect: Database['dialect']) {
       await db.updateTable('outbox').set({ due_at: dueAt, locked_until: null, last_error: error }).where('id', '=', id).execute();
     },
 
-    /** Emails due by `now` and not yet sent: how many, and since when the oldest is due. */
-    async backlog(now: string): Promise<{ count: number; oldestDueAt: string | null }> {
+    /**
+     * Emails not yet sent that first became due by `now` (created `batchSeconds` earlier: a retry's
+     * later due_at does not hide an email from the count): how many, and since when the oldest is due.
+     */
+    async backlog(now: string, batchSeconds: number): Promise<{ count: number; oldestDueAt: string | null }> {
       const row = await db
         .selectFrom('outbox')
-        .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('due_at').as('oldest')])
+        .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
         .where('status', '=', 'pending')
-        .where('due_at', '<=', now)
+        .where('created_at', '<=', new Date(Date.parse(now) - batchSeconds * 1000).toISOString())
         .executeTakeFirst();
-      return { count: Number(row?.n ?? 0), oldestDueAt: (row?.oldest as string | null | undefined) ?? null };
+      const oldest = row?.oldest as string | null | undefined;
+      return { count: Number(row?.n ?? 0), oldestDueAt: oldest ? new Date(Date.parse(oldest) + batchSeconds * 1000).toISOString() : null };
     },
 
     /** Sent and dropped emails older than `before` go; failed ones stay for inspection. */

@@ -76,9 +76,9 @@ export class MailDispatcher {
     await this.#round;
   }
 
-  /** Emails due and not yet sent: how many, and since when the oldest is due (for /metrics and logs). */
+  /** Emails due and not yet sent (retries included): how many, and since when the oldest is due (for /metrics and logs). */
   backlog(): Promise<{ count: number; oldestDueAt: string | null }> {
-    return this.store.outbox.backlog(new Date().toISOString());
+    return this.store.outbox.backlog(new Date().toISOString(), this.config.mail.batchSeconds);
   }
 
   /** One round: claims and delivers due emails until none is left. Returns how many were handled. */
