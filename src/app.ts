@@ -12,6 +12,7 @@ import { registerCompression } from './http/compression.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { nulRefusal } from './http/nul.js';
 import { registerBodyTimeouts } from './http/timeouts.js';
+import { accountRoutes } from './http/routes/account.js';
 import { activityRoutes } from './http/routes/activity.js';
 import { authRoutes } from './http/routes/auth.js';
 import type { App, RouteContext } from './http/routes/context.js';
@@ -137,7 +138,7 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const context: RouteContext = { deps, hooks: sessionHooks(app, deps) };
-  for (const routes of [authRoutes, teamRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, healthRoutes, metricsRoutes]) {
+  for (const routes of [authRoutes, accountRoutes, teamRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, healthRoutes, metricsRoutes]) {
     await app.register(routes, context);
   }
   await app.register(webRoutes(options.webRoot));

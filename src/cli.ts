@@ -3,11 +3,14 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createTeamMember, updateTeamMember } from './actions/team.js';
 import { backup, restore } from './backup.js';
-import { ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { migrate, openDatabase } from './db/index.js';
 import { createStore } from './db/store.js';
 import { passwordRefusal } from './domain/limits.js';
 import { isAppError } from './errors.js';
+import { sendWithin } from './mail/dispatcher.js';
+import { createMailTransport } from './mail/index.js';
+import { testEmail } from './mail/templates.js';
 import { createRealtime } from './realtime/index.js';
 import { createStorage } from './storage/index.js';
 import { isClean, reconcile, summarize } from './storage/reconcile.js';
@@ -26,6 +29,7 @@ Commands:
                                             then of the local files, into a new directory
   restore <dir>                             SQLite: put a backup in place (stop the service first); what was
                                             there is moved aside, not deleted
+  send-test-email <address>                 send one email through the configured transport (SMTP_URL, or an .eml file)
 
 The database is the one the service uses (DATABASE_URL, DATA_DIR, .env).`;
 
@@ -46,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
       repair: { type: 'boolean' },
     },
   });
-  if (!command || !['migrate', 'create-user', 'reset-password', 'fsck', 'backup', 'restore'].includes(command)) {
+  if (!command || !['migrate', 'create-user', 'reset-password', 'fsck', 'backup', 'restore', 'send-test-email'].includes(command)) {
     console.error(USAGE);
     return command ? 2 : 0;
   }
@@ -65,6 +69,7 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   }
+  if (command === 'send-test-email') return sendTestEmail(config, positionals);
   const database = await openDatabase(config.database);
   try {
     await migrate(database);
@@ -101,6 +106,20 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } finally {
     await database.destroy();
+  }
+}
+
+/** Checks the mail settings without the database: one email, sent now, the transport's answer printed. */
+async function sendTestEmail(config: Config, positionals: string[]): Promise<number> {
+  const [address] = positionals;
+  if (!address || positionals.length > 1 || !address.includes('@')) throw new Error('send-test-email needs one email address');
+  const transport = await createMailTransport(config);
+  try {
+    const sent = await sendWithin(transport, testEmail(address, config.publicUrl, transport.name));
+    console.log(transport.name === 'eml' ? `No SMTP_URL set: the email was written to ${sent.detail}` : `Sent to ${address} through ${transport.name}: ${sent.detail}`);
+    return 0;
+  } finally {
+    await transport.close();
   }
 }
 

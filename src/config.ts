@@ -30,6 +30,24 @@ export interface Config {
   timeouts: { headersMs: number; bodyMs: number; uploadIdleMs: number; keepAliveMs: number };
   /** METRICS_TOKEN: GET /metrics answers only with `Authorization: Bearer <it>`; unset, there is no /metrics. */
   metricsToken: string | null;
+  mail: MailConfig;
+}
+
+/** Email (issue 12): the transport, the outbox dispatcher's pace, and password-reset links. */
+export interface MailConfig {
+  /** SMTP_URL (smtp:// or smtps://); unset: each email is written as an .eml file under DATA_DIR/mail. */
+  smtpUrl?: string;
+  from: string;
+  /** Changes to one project within this many seconds reach a recipient as one email; 0: each at once. */
+  batchSeconds: number;
+  /** How often each instance's dispatcher looks for due emails. */
+  pollMs: number;
+  /** After a failed send: wait baseMs, doubling per attempt up to maxMs; give up after maxAttempts. */
+  retry: { baseMs: number; maxMs: number; maxAttempts: number };
+  /** An email due longer ago than this is a backlog, logged as a warning. */
+  backlogWarnSeconds: number;
+  /** How long an emailed password-reset link works. */
+  resetLinkMinutes: number;
 }
 
 /** Where documents are kept (STORAGE_DRIVER and its settings). */
@@ -138,6 +156,25 @@ export function loadConfig(env: Env = process.env): Config {
       keepAliveMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
     },
     metricsToken: text(env, 'METRICS_TOKEN') ?? null,
+    mail: parseMail(env, publicUrl),
+  };
+}
+
+function parseMail(env: Env, publicUrl: string): MailConfig {
+  const smtpUrl = text(env, 'SMTP_URL');
+  if (smtpUrl && !/^smtps?:\/\/[^/]/.test(smtpUrl)) throw new ConfigError('SMTP_URL must look like smtp://user:pass@host:587 or smtps://user:pass@host:465');
+  return {
+    smtpUrl,
+    from: text(env, 'MAIL_FROM') ?? `Print orders <no-reply@${new URL(publicUrl).hostname}>`,
+    batchSeconds: integer(env, 'MAIL_BATCH_SECONDS', 60, 0, 24 * 3600),
+    pollMs: integer(env, 'MAIL_POLL_MS', 2000, 50, 3_600_000),
+    retry: {
+      baseMs: integer(env, 'MAIL_RETRY_BASE_MS', 30_000, 10, 3_600_000),
+      maxMs: integer(env, 'MAIL_RETRY_MAX_MS', 3_600_000, 10, 24 * 3_600_000),
+      maxAttempts: integer(env, 'MAIL_MAX_ATTEMPTS', 30, 1, 1000),
+    },
+    backlogWarnSeconds: integer(env, 'MAIL_BACKLOG_WARN_SECONDS', 900, 1, 7 * 24 * 3600),
+    resetLinkMinutes: integer(env, 'PASSWORD_RESET_MINUTES', 30, 1, 24 * 60),
   };
 }
 

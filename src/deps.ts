@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/index.js';
 import type { Store } from './db/store.js';
 import type { Metrics } from './metrics.js';
+import type { MailDispatcher } from './mail/dispatcher.js';
 import type { RealtimeBroker } from './realtime/index.js';
 import type { FileStorage } from './storage/index.js';
 
@@ -14,6 +15,8 @@ export interface Deps {
   realtime: RealtimeBroker;
   /** Present when METRICS_TOKEN is set (GET /metrics). */
   metrics?: Metrics;
+  /** The outbox's dispatcher and, as `mail.transport`, the email transport. */
+  mail: MailDispatcher;
 }
 
 /** Now, as the ISO 8601 UTC string every table stores. */

@@ -50,6 +50,17 @@ export const errors = {
   tooManyLogins: (retryAfterSeconds: number) =>
     new AppError(429, 'Too many login attempts, try again later', { 'retry-after': String(retryAfterSeconds) }),
 
+  // account and password reset (interface.md, additions of 2026-11-23)
+  passwordChangeFieldsRequired: error(400, 'currentPassword and newPassword are required'),
+  wrongCurrentPassword: error(400, 'Current password is incorrect'),
+  passwordTooShort: error(400, 'Password must be at least 8 characters'),
+  passwordTooLong: error(400, 'Password must be at most 72 bytes'),
+  resetFieldsRequired: error(400, 'token and password are required'),
+  resetLinkInvalid: error(400, 'This reset link is invalid, used or expired; ask for a new one'),
+  emailRequired: error(400, 'email is required'),
+  tooManyResetRequests: (retryAfterSeconds: number) =>
+    new AppError(429, 'Too many password reset requests, try again later', { 'retry-after': String(retryAfterSeconds) }),
+
   passwordWorkBusy: () => new AppError(503, 'Too many sign-ins at once, try again in a moment', { 'retry-after': '1' }),
   invalidCursor: error(400, 'Invalid cursor'),
   /** "Point of contact must be the id of an active user": the field as people call it (domain/limits.ts). */

@@ -8,6 +8,8 @@ import { createStore } from './db/store.js';
 import type { Deps } from './deps.js';
 import type { App } from './http/routes/context.js';
 import { Metrics } from './metrics.js';
+import { MailDispatcher } from './mail/dispatcher.js';
+import { createMailTransport } from './mail/index.js';
 import { createRealtime } from './realtime/index.js';
 import { createStorage } from './storage/index.js';
 import { type ReconcileReport, isClean, reconcile, summarize } from './storage/reconcile.js';
@@ -24,9 +26,14 @@ export async function openDeps(config: Config): Promise<Deps> {
     const storage = await createStorage(config);
     await storage.check();
     realtime = await createRealtime(config);
-    const deps: Deps = { config, database, store, storage, realtime, metrics: config.metricsToken ? new Metrics(database) : undefined };
+    // Not checked at start-up: SMTP being away delays emails (they wait in the outbox), nothing else.
+    const mail = new MailDispatcher(store, config, await createMailTransport(config));
+    const deps: Deps = { config, database, store, storage, realtime, mail, metrics: config.metricsToken ? new Metrics(database) : undefined };
     if (config.admin) await ensureAdmin(deps, config.admin);
-    await store.sessions.deleteExpired(new Date().toISOString());
+    const now = new Date();
+    await store.sessions.deleteExpired(now.toISOString());
+    await store.passwordResets.deleteExpired(now.toISOString());
+    await store.outbox.deleteFinished(new Date(now.getTime() - 30 * 24 * 3_600_000).toISOString());
     return deps;
   } catch (err) {
     await closeDeps({ database, realtime });
@@ -41,7 +48,9 @@ function emptyDirectory(dir: string): void {
 }
 
 /** Releases what openDeps opened; a failed start-up must not leave connections keeping the process alive. */
-async function closeDeps(deps: { database: Deps['database']; realtime?: Deps['realtime'] }): Promise<void> {
+async function closeDeps(deps: { database: Deps['database']; realtime?: Deps['realtime']; mail?: Deps['mail'] }): Promise<void> {
+  await deps.mail?.stop().catch(() => {});
+  await deps.mail?.transport.close().catch(() => {});
   await deps.realtime?.close().catch(() => {});
   await deps.database.destroy();
 }
@@ -65,6 +74,7 @@ export async function startService(config: Config, options: Parameters<typeof bu
     app = await buildApp(deps, options);
     deps.realtime.useLogger?.(app.log);
     deps.database.useLogger?.(app.log);
+    deps.mail.start(app.log.child({ component: 'mail' }));
     // The socket address is not where browsers go: writes from any origin but PUBLIC_URL are refused.
     address = await app.listen({ port: config.port, host: config.host, listenTextResolver: (socket) => `Listening on ${socket}; open ${config.publicUrl}` });
   } catch (err) {

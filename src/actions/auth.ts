@@ -53,10 +53,15 @@ export async function login(deps: Pick<Deps, 'store' | 'config'>, body: unknown,
   await deps.store.loginFailures.clear(emailKey);
   await deps.store.loginFailures.uncount(addressKey);
 
+  return startSession(deps, found.user);
+}
+
+/** A new session for the user: a random token for the cookie, only its hash stored. */
+export async function startSession(deps: Pick<Deps, 'store' | 'config'>, user: User): Promise<LoginResult> {
   const token = randomBytes(32).toString('base64url');
-  const expiresAt = new Date(now + deps.config.sessionTtlHours * HOUR).toISOString();
-  await deps.store.sessions.create(hashToken(token), found.user.id, nowIso(), expiresAt);
-  return { user: found.user, token, expiresAt };
+  const expiresAt = new Date(Date.now() + deps.config.sessionTtlHours * HOUR).toISOString();
+  await deps.store.sessions.create(hashToken(token), user.id, nowIso(), expiresAt);
+  return { user, token, expiresAt };
 }
 
 export interface ActiveSession {

@@ -18,6 +18,7 @@ import { type ProjectAction, decideDetailsEdit, decideProjectAction } from '../d
 import { textRefusal } from '../domain/limits.js';
 import { AppError, errors } from '../errors.js';
 import { newId } from '../ids.js';
+import { queueProjectEmails } from '../mail/outbox.js';
 import { notifyProjectChanged } from '../realtime/index.js';
 import { recordProjectActivity } from './record-activity.js';
 
@@ -36,7 +37,7 @@ export interface NewProject {
 }
 
 /** POST /api/projects: an ADMIN may name any active user as POC; anyone else owns what they create. */
-export async function createProject(deps: Pick<Deps, 'store' | 'realtime'>, actor: Actor, input: NewProject, log: (e: unknown) => void): Promise<ProjectWithNames> {
+export async function createProject(deps: Pick<Deps, 'store' | 'realtime' | 'config'>, actor: Actor, input: NewProject, log: (e: unknown) => void): Promise<ProjectWithNames> {
   const name = typeof input.name === 'string' ? input.name.trim() : '';
   const description = typeof input.description === 'string' ? input.description : null;
   const refusal = textRefusal('name', name, true) ?? textRefusal('description', description);
@@ -61,7 +62,9 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime'>, acto
   };
   const created = await deps.store.transaction(async (store) => {
     await store.projects.insert(project);
-    await recordProjectActivity(store, actor, project.id, 'PROJECT_CREATED', { name: project.name, pocId }, now);
+    const details = { name: project.name, pocId };
+    await recordProjectActivity(store, actor, project.id, 'PROJECT_CREATED', details, now);
+    await queueProjectEmails(store, deps.config.mail.batchSeconds, { actor, project, action: 'PROJECT_CREATED', details, at: now });
     // Read back with the POC's name, as every other answer carries it.
     return (await store.projects.findWithNames(project.id))!;
   });
@@ -171,7 +174,7 @@ function changedFields(current: Project, f: ProjectFields): string[] {
 
 /** POST /api/projects/:id/<action>: one lifecycle step, by the rules of domain/project-lifecycle.ts. */
 export async function runProjectAction(
-  deps: Pick<Deps, 'store' | 'realtime'>,
+  deps: Pick<Deps, 'store' | 'realtime' | 'config'>,
   actor: Actor,
   id: string,
   action: ProjectAction,
@@ -190,6 +193,7 @@ export async function runProjectAction(
     const details: Record<string, unknown> = { from: { status: current.status, piStatus: current.piStatus }, to: { status: project!.status, piStatus: project!.piStatus } };
     if (note) details.note = note;
     await recordProjectActivity(store, actor, id, decision.activity, details, now);
+    await queueProjectEmails(store, deps.config.mail.batchSeconds, { actor, project: project!, action: decision.activity, details, at: now });
     return project!;
   });
   await announce(deps, updated, log);

@@ -5,6 +5,7 @@ import { documentFolder, extensionOf, publicName } from '../domain/documents.js'
 import type { Actor, DocumentType, FileUpload, Project } from '../domain/model.js';
 import { uploadRefusal } from '../domain/upload-policy.js';
 import { newId } from '../ids.js';
+import { queueProjectEmails } from '../mail/outbox.js';
 import { notifyProjectChanged } from '../realtime/index.js';
 import { type ObjectLocation, ObjectExistsError, objectKey } from '../storage/types.js';
 import { recordProjectActivity } from './record-activity.js';
@@ -69,7 +70,7 @@ export async function discardPlacedDocument(deps: Pick<Deps, 'store' | 'storage'
  * record is written again on its own before the failure is answered. The notifications go out after both.
  */
 export async function recordDocument(
-  deps: Pick<Deps, 'store' | 'realtime'>,
+  deps: Pick<Deps, 'store' | 'realtime' | 'config' | 'mail'>,
   actor: Actor,
   project: Project,
   type: DocumentType,
@@ -101,6 +102,12 @@ export async function recordDocument(
     if (recorded) await deps.store.files.insert(record);
     throw err;
   }
+  // Issue 12: the emails follow the record and the activity entry, and never change the upload's answer.
+  // Their own transaction: on PostgreSQL a recipient's open email is locked while the event joins it.
+  const details = { filename: record.filename, size: record.size };
+  await deps.store
+    .transaction((store) => queueProjectEmails(store, deps.config.mail.batchSeconds, { actor, project, action: `${type}_UPLOADED`, details, at: now }))
+    .catch((err: unknown) => deps.mail.log.error({ err, projectId: project.id }, "the upload's emails could not be queued"));
   await notifyProjectChanged(deps.realtime, project.id, project.pocId);
   return record;
 }

@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import { initial } from './migrations/001_initial.js';
 import { activitySeq } from './migrations/002_activity_seq.js';
 import { teamVersion } from './migrations/004_team_version.js';
+import { mail } from './migrations/006_mail.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -128,6 +129,7 @@ const migrations = (dialect: Dialect) => ({
   '001_initial': initial(dialect),
   '002_activity_seq': activitySeq(dialect),
   '004_team_version': teamVersion(dialect),
+  '006_mail': mail(dialect),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));

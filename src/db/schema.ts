@@ -10,6 +10,9 @@ export interface Tables {
   activity_log: ActivityLogTable;
   login_failures: LoginFailuresTable;
   team_version: TeamVersionTable;
+  outbox: OutboxTable;
+  email_optouts: EmailOptoutsTable;
+  password_resets: PasswordResetsTable;
 }
 
 /** SQLite answers 0/1 and PostgreSQL true/false; the data layer maps both to boolean. */
@@ -96,4 +99,37 @@ export interface LoginFailuresTable {
 export interface TeamVersionTable {
   id: number;
   version: number;
+}
+
+/** One email to come (migration 006): see mail/outbox.ts. */
+export interface OutboxTable {
+  id: string;
+  recipient_id: string;
+  project_id: string | null;
+  /** JSON array of the events the email lists */
+  events: ColumnType<unknown, string, string>;
+  /** pending, sent, failed (gave up), dropped (the recipient no longer takes it) */
+  status: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  created_at: string;
+  due_at: string;
+  /** A dispatcher's claim: others leave the row alone until then. */
+  locked_until: string | null;
+  sent_at: string | null;
+  last_error: string | null;
+}
+
+/** An email category a user switched off. */
+export interface EmailOptoutsTable {
+  user_id: string;
+  category: string;
+}
+
+export interface PasswordResetsTable {
+  /** SHA-256 of the emailed token; the token itself is never stored */
+  token_hash: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
 }

@@ -14,6 +14,7 @@ import type {
   User,
 } from '../domain/model.js';
 import type { Database, DB } from './index.js';
+import { emailOptoutsRepo, outboxRepo, passwordResetsRepo } from './mail.js';
 import {
   type Cursor,
   USER_COLUMNS,
@@ -63,6 +64,9 @@ function repositories({ db, dialect }: Database) {
     activity: activityRepo(db, dialect),
     loginFailures: loginFailuresRepo(db),
     stats: statsRepo(db),
+    outbox: outboxRepo(db, dialect),
+    emailOptouts: emailOptoutsRepo(db),
+    passwordResets: passwordResetsRepo(db),
   };
 }
 
@@ -209,6 +213,10 @@ function sessionsRepo(db: DB) {
     },
     async deleteForUser(userId: string): Promise<void> {
       await db.deleteFrom('sessions').where('user_id', '=', userId).execute();
+    },
+    /** Every session of the user but the one they are using (a password change). */
+    async deleteOthersOfUser(userId: string, keepTokenHash: string): Promise<void> {
+      await db.deleteFrom('sessions').where('user_id', '=', userId).where('token_hash', '!=', keepTokenHash).execute();
     },
     async deleteExpired(now: string): Promise<void> {
       await db.deleteFrom('sessions').where('expires_at', '<=', now).execute();

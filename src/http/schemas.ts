@@ -112,3 +112,24 @@ export const pageOf = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
 
 export const Limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 }));
 export const IdParams = Type.Object({ id: Type.String() });
+
+/** The email categories a user can switch off (mail/rules.ts), each true while received. */
+const emailPreferenceFields = {
+  approvals: Type.Boolean({ description: 'new projects and approval requests (admins); approved or rejected (POC)' }),
+  pi: Type.Boolean({ description: 'PI submitted (admins); PI verified or rejected (POC)' }),
+  progress: Type.Boolean({ description: 'printing started, dispatched, delivered, cancelled' }),
+  documents: Type.Boolean({ description: 'a document uploaded by someone else' }),
+};
+
+/** One's own profile as the team list shows it (without the admin's active and createdAt), and the email preferences. */
+const { active: _active, createdAt: _createdAt, ...profile } = TeamMember.properties;
+export const Account = Type.Object({ ...profile, emailPreferences: Type.Object(emailPreferenceFields) });
+
+export const AccountChange = Type.Object(
+  {
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    phone: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()])),
+    emailPreferences: Type.Optional(Type.Partial(Type.Object(emailPreferenceFields, { additionalProperties: false }))),
+  },
+  { additionalProperties: false },
+);

@@ -68,3 +68,15 @@ export const presentActivity = (a: ActivityEntryWithNames) => ({
   details: a.details,
   createdAt: a.createdAt,
 });
+
+/** GET/PATCH /api/account: one's own profile and email preferences (role and active are shown, not changed here). */
+export const presentAccount = (a: { user: User; emailPreferences: Record<string, boolean> }) => ({
+  id: a.user.id,
+  name: a.user.name,
+  email: a.user.email,
+  phone: a.user.phone,
+  role: a.user.role,
+  location: a.user.location,
+  branch: a.user.branch,
+  emailPreferences: a.emailPreferences,
+});

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, type BrowserContext, type Locator, type Page, type Route, chromium } from 'playwright-core';
-import { type TestService, Client, startTestService, testConfig, testDialect } from '../helpers/service.js';
+import { type TestService, Client, startTestService, testConfig } from '../helpers/service.js';
 import { newId } from '../../src/ids.js';
 import { type RunningService, startService } from '../../src/service.js';
+import { CHROMIUM, SCREENSHOTS, browserTestsSkipped, ensureFreshBuild } from './build.js';
 
 /**
  * The web app in a real browser (Debian's Chromium through playwright-core), against a real
@@ -17,62 +16,15 @@ import { type RunningService, startService } from '../../src/service.js';
  */
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-// The app's sources, and the server modules it takes its enumerations and answer shapes from.
-const WEB_SOURCES = [path.join(ROOT, 'web'), path.join(ROOT, 'src', 'domain'), path.join(ROOT, 'src', 'presenters')];
-const WEB_BUILD = path.join(ROOT, 'dist', 'web');
-const SCREENSHOTS = path.join(ROOT, 'docs', 'screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const AXE = fs.readFileSync(path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
-const skip =
-  testDialect !== 'sqlite'
-    ? 'the browser tests run in the SQLite pass only (the API suites cover PostgreSQL)'
-    : !fs.existsSync(CHROMIUM)
-      ? `no Chromium at ${CHROMIUM} (install it, e.g. apt-get install chromium, or set CHROMIUM_PATH)`
-      : null;
-if (skip) console.log(`NOTICE: test/e2e/web.e2e.test.ts skipped: ${skip}`);
+const skip = browserTestsSkipped('test/e2e/web.e2e.test.ts');
 
 const ADMIN = { name: 'Ada Admin', email: 'ada@example.com', password: 'ada-admin-pass' };
 const POC = { name: 'Priya Sharma', email: 'priya@example.com', password: 'priya-pass-42' };
 const CLIENT = { name: 'Carl Client', email: 'carl@example.com', password: 'carl-pass-1' };
 const PROJECT = 'Spring catalogue 2027';
 const UPLOAD_BYTES = 6 * 1024 * 1024;
-
-/** Newest modification time of any file under dir. */
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) newest = Math.max(newest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return newest;
-}
-
-/**
- * The tests need the built app (dist/web). `npm ci` builds it; after editing web/ a stale bundle
- * must not be tested, so rebuild when any source is newer than dist/web/index.html. The build goes
- * to a temporary directory first and then replaces dist/web, so a concurrent run never sees half of one.
- */
-async function ensureFreshBuild(): Promise<void> {
-  const index = path.join(WEB_BUILD, 'index.html');
-  if (fs.existsSync(index) && fs.statSync(index).mtimeMs >= Math.max(...WEB_SOURCES.map(newestMtime))) return;
-  console.log('NOTICE: building the web app (dist/web is missing or older than web/)');
-  const tmp = `${WEB_BUILD}.tmp-${process.pid}`;
-  const old = `${WEB_BUILD}.old-${process.pid}`;
-  try {
-    const vite = path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-    await promisify(execFile)(process.execPath, [vite, 'build', '--config', 'web/vite.config.ts', '--outDir', tmp, '--emptyOutDir', '--logLevel', 'warn'], { cwd: ROOT });
-    if (fs.existsSync(WEB_BUILD)) fs.renameSync(WEB_BUILD, old);
-    try {
-      fs.renameSync(tmp, WEB_BUILD);
-    } catch (err) {
-      // Another run put its own fresh build in place meanwhile: use that one.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY' && (err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-  } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
-    fs.rmSync(old, { recursive: true, force: true });
-  }
-}
 
 /** Console errors and uncaught exceptions, from every page of the run. */
 const problems: string[] = [];

@@ -3,9 +3,11 @@ import { Link, Route, Switch, useLocation, useRoute } from 'wouter';
 import { api } from './api';
 import { ConnectionNotice, ErrorMessage } from './components';
 import { ROLE_LABELS } from './format';
+import { AccountPage } from './pages/Account';
 import { DashboardPage } from './pages/Dashboard';
 import { NewProjectPage } from './pages/NewProject';
 import { NotFoundPage } from './pages/NotFound';
+import { ForgotPasswordPage, ResetPasswordPage } from './pages/PasswordReset';
 import { ProjectPage } from './pages/Project';
 import { ProjectsPage } from './pages/Projects';
 import { SignInPage } from './pages/SignIn';
@@ -17,6 +19,9 @@ import { SESSION_KEY, SessionContext, endSession, fetchSession, useUser } from '
 export function App() {
   const session = useQuery({ queryKey: SESSION_KEY, queryFn: fetchSession, staleTime: Infinity });
   const live = useRealtime(Boolean(session.data));
+  // Pages of the emailed link and of "Forgot password?": shown with or without a session.
+  const [atReset] = useRoute('/reset-password');
+  const [atForgot] = useRoute('/forgot-password');
 
   if (session.isPending) return <p className="loading-page" role="status">Loading…</p>;
   // Only when there is nothing to show: a failed re-check of a known session keeps the pages.
@@ -31,6 +36,8 @@ export function App() {
       </main>
     );
   }
+  if (atReset) return <ResetPasswordPage />;
+  if (atForgot && !session.data) return <ForgotPasswordPage />;
   if (!session.data) return <SignInPage />;
 
   return (
@@ -48,6 +55,7 @@ export function App() {
           <Route path="/projects/new" component={NewProjectPage} />
           <Route path="/projects/:id">{(params) => <ProjectPage key={params.id} id={params.id} />}</Route>
           <Route path="/team" component={TeamPage} />
+          <Route path="/account" component={AccountPage} />
           <Route component={NotFoundPage} />
         </Switch>
       </main>
@@ -92,6 +100,7 @@ function Header({ live }: { live: Live }) {
             Projects
           </NavLink>
           {user.role === 'ADMIN' && <NavLink href="/team">Team</NavLink>}
+          <NavLink href="/account">My account</NavLink>
         </nav>
         <div className="account">
           <span className={`live live-${live.state}`} title={live.state === 'live' ? 'Pages update by themselves' : 'Reconnecting to live updates'} data-testid="live">

@@ -1,7 +1,8 @@
 /** The service's JSON API, as the web app uses it (same origin: the session cookie goes along). */
 import type { DocumentType, ProjectStatus, Role } from '../../src/domain/model';
 import type { ProjectAction } from '../../src/domain/project-lifecycle';
-import type { presentActivity, presentFile, presentProject, presentSessionUser, presentTeamMember } from '../../src/presenters';
+import type { EmailCategory } from '../../src/mail/rules';
+import type { presentAccount, presentActivity, presentFile, presentProject, presentSessionUser, presentTeamMember } from '../../src/presenters';
 
 // The enumerations and action names are the service's own, so a new status or type reaches the app by itself.
 export { DOCUMENT_TYPES, PROJECT_STATUSES, ROLES } from '../../src/domain/model';
@@ -14,6 +15,9 @@ export type Project = ReturnType<typeof presentProject>;
 export type FileUpload = ReturnType<typeof presentFile>;
 export type ActivityEntry = ReturnType<typeof presentActivity>;
 export type TeamMember = ReturnType<typeof presentTeamMember>;
+export type Account = ReturnType<typeof presentAccount>;
+export type EmailPreferences = Record<EmailCategory, boolean>;
+export { EMAIL_CATEGORIES, type EmailCategory } from '../../src/mail/rules';
 
 export interface ProjectDetail extends Project {
   files: FileUpload[];
@@ -126,6 +130,12 @@ export const api = {
   team: () => request<TeamMember[]>('GET', '/api/team'),
   createMember: (body: NewMember) => request<TeamMember>('POST', '/api/team', body),
   updateMember: (id: string, change: MemberChange) => request<TeamMember>('PATCH', `/api/team/${encodeURIComponent(id)}`, change),
+
+  account: () => request<Account>('GET', '/api/account'),
+  updateAccount: (change: { name?: string; phone?: string | null; emailPreferences?: Partial<EmailPreferences> }) => request<Account>('PATCH', '/api/account', change),
+  changePassword: (currentPassword: string, newPassword: string) => request<void>('POST', '/api/account/password', { currentPassword, newPassword }),
+  forgotPassword: (email: string) => request<Record<string, never>>('POST', '/api/auth/forgot-password', { email }),
+  resetPassword: (token: string, password: string) => request<{ user: SessionUser }>('POST', '/api/auth/reset-password', { token, password }),
 };
 
 /** An upload in flight: `done` settles with the API's answer; `abort` stops it. */

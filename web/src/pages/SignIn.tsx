@@ -1,5 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
+import { Link } from 'wouter';
 import { ApiError, api } from '../api';
 import { END_MESSAGES, signedIn, useEndedReason } from '../session';
 
@@ -70,6 +71,9 @@ export function SignInPage() {
         <button type="submit" className="primary wide" aria-disabled={login.isPending}>
           {login.isPending ? 'Signing in…' : 'Sign in'}
         </button>
+        <p>
+          <Link href="/forgot-password">Forgot password?</Link>
+        </p>
       </form>
     </main>
   );

@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import type { Deps } from '../deps.js';
+import { nowIso } from '../deps.js';
+import type { User } from '../domain/model.js';
+import { AppError, errors } from '../errors.js';
+import { EMAIL_CATEGORIES, type EmailCategory } from '../mail/rules.js';
+import { passwordResetEmail } from '../mail/templates.js';
+import { sendWithin } from '../mail/dispatcher.js';
+import { hashPassword, verifyPassword } from '../passwords.js';
+import { endSessions } from '../realtime/index.js';
+import { hashToken, startSession, type LoginResult } from './auth.js';
+
+/** Each category on (true) or switched off (false). */
+export type EmailPreferences = Record<EmailCategory, boolean>;
+
+export interface Account {
+  user: User;
+  emailPreferences: EmailPreferences;
+}
+
+/**
+ * A new password set through our own endpoints (not the specification's POST /api/team): at least 8
+ * characters, and no more than the 72 bytes bcrypt reads (a longer one would be cut silently).
+ */
+export function newPasswordRefusal(password: string): AppError | null {
+  if ([...password].length < 8) return errors.passwordTooShort();
+  if (Buffer.byteLength(password) > 72) return errors.passwordTooLong();
+  return null;
+}
+
+const preferencesOf = (optouts: EmailCategory[]): EmailPreferences =>
+  Object.fromEntries(EMAIL_CATEGORIES.map((c) => [c, !optouts.includes(c)])) as EmailPreferences;
+
+/** GET /api/account: the signed-in user and the email categories they receive. */
+export async function getAccount(deps: Pick<Deps, 'store'>, user: User): Promise<Account> {
+  return { user, emailPreferences: preferencesOf(await deps.store.emailOptouts.list(user.id)) };
+}
+
+export interface AccountChange {
+  name?: string;
+  phone?: string | null;
+  emailPreferences?: Partial<EmailPreferences>;
+}
+
+/** PATCH /api/account: one's own name, phone and email preferences (role, email, active stay with the admins). */
+export async function updateAccount(deps: Pick<Deps, 'store'>, user: User, change: AccountChange): Promise<Account> {
+  const name = change.name?.trim();
+  if (change.name !== undefined && !name) throw errors.invalidField('name', 'must not be empty');
+  const phone = change.phone === undefined ? undefined : change.phone?.trim() || null;
+  return deps.store.transaction(async (store) => {
+    const updated = name !== undefined || phone !== undefined ? await store.users.update(user.id, { name, phone }, nowIso()) : user;
+    if (change.emailPreferences) await store.emailOptouts.set(user.id, change.emailPreferences);
+    return { user: updated ?? user, emailPreferences: preferencesOf(await store.emailOptouts.list(user.id)) };
+  });
+}
+
+/**
+ * POST /api/account/password: the current password proves it is the person, not just their open
+ * browser. Every other session of the user ends (deleted, and their open streams told); this one stays.
+ */
+export async function changePassword(deps: Pick<Deps, 'store' | 'realtime'>, user: User, sessionToken: string, body: unknown, log: (err: unknown) => void): Promise<void> {
+  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const current = typeof b.currentPassword === 'string' ? b.currentPassword : '';
+  const next = typeof b.newPassword === 'string' ? b.newPassword : '';
+  if (!current || !next) throw errors.passwordChangeFieldsRequired();
+  const refusal = newPasswordRefusal(next);
+  if (refusal) throw refusal;
+  const found = await deps.store.users.findByEmailWithHash(user.email);
+  if (!found || !(await verifyPassword(current, found.passwordHash))) throw errors.wrongCurrentPassword();
+  const passwordHash = await hashPassword(next);
+  const keep = hashToken(sessionToken);
+  await deps.store.transaction(async (store) => {
+    await store.users.update(user.id, { passwordHash }, nowIso());
+    await store.sessions.deleteOthersOfUser(user.id, keep);
+  });
+  await endSessions(deps.realtime, { userId: user.id, exceptTokenHash: keep, reason: 'password-changed' }).catch(log);
+}
+
+/**
+ * POST /api/auth/forgot-password: throttled per email and per client address like logins (each
+ * request counts); then, for an active user, a single-use link valid for PASSWORD_RESET_MINUTES,
+ * stored only as its token's hash. The answer is the same whether or not the email belongs to
+ * anyone; the email is sent after the answer, so its timing tells nothing either.
+ */
+export async function requestPasswordReset(deps: Pick<Deps, 'store' | 'config' | 'mail'>, body: unknown, address: string): Promise<void> {
+  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const email = typeof b.email === 'string' ? b.email.trim() : '';
+  if (!email) throw errors.emailRequired();
+
+  const { maxFailuresPerEmail, maxFailuresPerAddress, windowMinutes } = deps.config.login;
+  const windowMs = windowMinutes * 60_000;
+  const now = Date.now();
+  const windowStart = new Date(now - windowMs).toISOString();
+  const emailKey = `reset-email:${email.toLowerCase()}`;
+  const addressKey = `reset-address:${address}`;
+  // Every request counts (whether the email exists must not show), atomically, as logins do.
+  const counted = await deps.store.loginFailures.count([emailKey, addressKey], new Date(now).toISOString(), windowStart);
+  const blocked = counted.filter((c) => c.failures > (c.key === emailKey ? maxFailuresPerEmail : maxFailuresPerAddress));
+  if (blocked.length) {
+    for (const key of [emailKey, addressKey]) await deps.store.loginFailures.uncount(key);
+    const until = Math.max(...blocked.map((c) => Date.parse(c.windowStartedAt) + windowMs));
+    throw errors.tooManyResetRequests(Math.max(1, Math.ceil((until - now) / 1000)));
+  }
+
+  const found = await deps.store.users.findByEmailWithHash(email);
+  if (!found?.user.active) return;
+  const token = randomBytes(32).toString('base64url');
+  const { mail: mailConfig, publicUrl } = deps.config;
+  await deps.store.passwordResets.create(hashToken(token), found.user.id, nowIso(), new Date(now + mailConfig.resetLinkMinutes * 60_000).toISOString());
+  const link = `${publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
+  const mail = passwordResetEmail({ name: found.user.name, address: found.user.email }, link, mailConfig.resetLinkMinutes, publicUrl);
+  // Not through the outbox, which would have to keep the link: a lost email is asked for again.
+  void sendWithin(deps.mail.transport, mail).then(
+    (sent) => deps.mail.log.info({ to: found.user.email, transport: deps.mail.transport.name, detail: sent.detail }, 'password reset email sent'),
+    (err: unknown) => deps.mail.log.error({ err, to: found.user.email }, 'password reset email not sent'),
+  );
+}
+
+/**
+ * POST /api/auth/reset-password: spends the token (once, before it expires), sets the password,
+ * ends every session of the user (their open streams are told) and signs this browser in.
+ */
+export async function resetPassword(deps: Pick<Deps, 'store' | 'config' | 'realtime'>, body: unknown, log: (err: unknown) => void): Promise<LoginResult> {
+  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const token = typeof b.token === 'string' ? b.token : '';
+  const password = typeof b.password === 'string' ? b.password : '';
+  if (!token || !password) throw errors.resetFieldsRequired();
+  // A password refused does not spend the link: the person tries another.
+  const refusal = newPasswordRefusal(password);
+  if (refusal) throw refusal;
+  const passwordHash = await hashPassword(password);
+  const user = await deps.store.transaction(async (store) => {
+    const now = nowIso();
+    const userId = await store.passwordResets.consume(hashToken(token), now);
+    const user = userId ? await store.users.findById(userId) : undefined;
+    if (!user?.active) throw errors.resetLinkInvalid();
+    await store.users.update(user.id, { passwordHash }, now);
+    await store.passwordResets.spendAllForUser(user.id, now);
+    await store.sessions.deleteForUser(user.id);
+    return user;
+  });
+  await endSessions(deps.realtime, { userId: user.id, reason: 'password-changed' }).catch(log);
+  return startSession(deps, user);
+}
+

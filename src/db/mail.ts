@@ -1,0 +1,200 @@
+import type { EmailCategory } from '../mail/rules.js';
+import type { Database, DB } from './index.js';
+
+/** A stored event of an outbox row (mail/outbox.ts writes it; names are read when the email is sent). */
+export interface OutboxEvent {
+  action: string;
+  actorId: string;
+  at: string;
+  details: Record<string, unknown>;
+}
+
+/** An outbox row a dispatcher has claimed. */
+export interface ClaimedMail {
+  id: string;
+  recipientId: string;
+  projectId: string | null;
+  events: OutboxEvent[];
+  attempts: number;
+  createdAt: string;
+}
+
+const parseEvents = (v: unknown): OutboxEvent[] => (typeof v === 'string' ? JSON.parse(v) : v) as OutboxEvent[];
+
+/** The outbox (migration 006): emails to come, written in the change's transaction, claimed by dispatchers. */
+export function outboxRepo(db: DB, dialect: Database['dialect']) {
+  return {
+    /**
+     * The active users to tell: the admins and/or the POC, except the actor and anyone who switched
+     * the category off. Ordered by id, one lock order for every transaction.
+     */
+    async recipients(a: { admins: boolean; pocId: string | null; category: EmailCategory; exceptId: string }): Promise<string[]> {
+      if (!a.admins && !a.pocId) return [];
+      const rows = await db
+        .selectFrom('users')
+        .select('id')
+        .where('active', '=', true)
+        .where('id', '!=', a.exceptId)
+        .where((eb) => {
+          const who = [];
+          if (a.admins) who.push(eb('role', '=', 'ADMIN'));
+          if (a.pocId) who.push(eb('id', '=', a.pocId));
+          return eb.or(who);
+        })
+        .where((eb) =>
+          eb.not(eb.exists(eb.selectFrom('email_optouts').select('user_id').whereRef('email_optouts.user_id', '=', 'users.id').where('email_optouts.category', '=', a.category))),
+        )
+        .orderBy('id')
+        .execute();
+      return rows.map((r) => r.id);
+    },
+
+    /**
+     * Adds an event to the recipient's open email about the project (one not yet tried nor claimed),
+     * or starts one due at `dueAt`. The open row is locked first (PostgreSQL), so a dispatcher
+     * claiming it meanwhile either takes it before the event joins (and the event starts a new row)
+     * or after; a unique index keeps one open row, so two changes at the same moment cannot both
+     * start one: the second finds the first's row and joins it.
+     */
+    async queue(id: string, recipientId: string, projectId: string, event: OutboxEvent, now: string, dueAt: string): Promise<void> {
+      for (let attempt = 1; ; attempt++) {
+        const open = await db
+          .selectFrom('outbox')
+          .select(['id', 'events'])
+          .where('recipient_id', '=', recipientId)
+          .where('project_id', '=', projectId)
+          .where('status', '=', 'pending')
+          .where('attempts', '=', 0)
+          .where('locked_until', 'is', null)
+          .$if(dialect === 'postgres', (q) => q.forUpdate())
+          .executeTakeFirst();
+        if (open) {
+          const updated = await db
+            .updateTable('outbox')
+            .set({ events: JSON.stringify([...parseEvents(open.events), event]) })
+            .where('id', '=', open.id)
+            .where('attempts', '=', 0)
+            .where('locked_until', 'is', null)
+            .executeTakeFirst();
+          if (Number(updated.numUpdatedRows) === 1) return;
+        }
+        const inserted = await db
+          .insertInto('outbox')
+          .values({ id, recipient_id: recipientId, project_id: projectId, events: JSON.stringify([event]), status: 'pending', attempts: 0, created_at: now, due_at: dueAt })
+          .onConflict((oc) => oc.doNothing())
+          .executeTakeFirst();
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return;
+        // Another change started the open row meanwhile (or a dispatcher claimed it): look again.
+        if (attempt === 5) throw new Error('could not queue the email: the open outbox row kept changing');
+      }
+    },
+
+    /**
+     * Claims up to `limit` due emails until `leaseUntil` (a dispatcher that dies lets them go when the
+     * lease ends) and counts the attempt. PostgreSQL: FOR UPDATE SKIP LOCKED, so instances claiming
+     * at once take different rows; SQLite: one statement under its single writer.
+     */
+    async claim(now: string, leaseUntil: string, limit: number): Promise<ClaimedMail[]> {
+      const rows = await db
+        .updateTable('outbox')
+        .set((eb) => ({ locked_until: leaseUntil, attempts: eb('attempts', '+', 1) }))
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('outbox')
+            .select('id')
+            .where('status', '=', 'pending')
+            .where('due_at', '<=', now)
+            .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<', now)]))
+            .orderBy('due_at')
+            .limit(limit)
+            .$if(dialect === 'postgres', (q) => q.forUpdate().skipLocked()),
+        )
+        .returning(['id', 'recipient_id', 'project_id', 'events', 'attempts', 'created_at'])
+        .execute();
+      return rows.map((r) => ({ id: r.id, recipientId: r.recipient_id, projectId: r.project_id, events: parseEvents(r.events), attempts: Number(r.attempts), createdAt: r.created_at }));
+    },
+
+    /** Ends a claimed email: sent, dropped (nobody to send it to any more) or failed (given up). */
+    async finish(id: string, status: 'sent' | 'dropped' | 'failed', now: string, error: string | null = null): Promise<void> {
+      await db.updateTable('outbox').set({ status, sent_at: status === 'sent' ? now : null, locked_until: null, last_error: error }).where('id', '=', id).execute();
+    },
+
+    /** A failed attempt: released, due again at `dueAt`. */
+    async retryAt(id: string, dueAt: string, error: string): Promise<void> {
+      await db.updateTable('outbox').set({ due_at: dueAt, locked_until: null, last_error: error }).where('id', '=', id).execute();
+    },
+
+    /**
+     * Emails not yet sent that first became due by `now` (created `batchSeconds` earlier: a retry's
+     * later due_at does not hide an email from the count): how many, and since when the oldest is due.
+     */
+    async backlog(now: string, batchSeconds: number): Promise<{ count: number; oldestDueAt: string | null }> {
+      const row = await db
+        .selectFrom('outbox')
+        .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
+        .where('status', '=', 'pending')
+        .where('created_at', '<=', new Date(Date.parse(now) - batchSeconds * 1000).toISOString())
+        .executeTakeFirst();
+      const oldest = row?.oldest as string | null | undefined;
+      return { count: Number(row?.n ?? 0), oldestDueAt: oldest ? new Date(Date.parse(oldest) + batchSeconds * 1000).toISOString() : null };
+    },
+
+    /** Sent and dropped emails older than `before` go; failed ones stay for inspection. */
+    async deleteFinished(before: string): Promise<void> {
+      await db.deleteFrom('outbox').where('status', 'in', ['sent', 'dropped']).where('created_at', '<', before).execute();
+    },
+  };
+}
+
+/** The email categories each user switched off. */
+export function emailOptoutsRepo(db: DB) {
+  return {
+    async list(userId: string): Promise<EmailCategory[]> {
+      const rows = await db.selectFrom('email_optouts').select('category').where('user_id', '=', userId).execute();
+      return rows.map((r) => r.category as EmailCategory);
+    },
+    /** Switches each given category on (true) or off (false). */
+    async set(userId: string, choices: Partial<Record<EmailCategory, boolean>>): Promise<void> {
+      const entries = Object.entries(choices) as [EmailCategory, boolean][];
+      const on = entries.filter(([, v]) => v).map(([c]) => c);
+      const off = entries.filter(([, v]) => !v).map(([c]) => c);
+      if (on.length) await db.deleteFrom('email_optouts').where('user_id', '=', userId).where('category', 'in', on).execute();
+      if (off.length) {
+        await db
+          .insertInto('email_optouts')
+          .values(off.map((category) => ({ user_id: userId, category })))
+          .onConflict((oc) => oc.columns(['user_id', 'category']).doNothing())
+          .execute();
+      }
+    },
+  };
+}
+
+/** Password-reset links (migration 006): only the token's hash is stored; each works once, until it expires. */
+export function passwordResetsRepo(db: DB) {
+  return {
+    async create(tokenHash: string, userId: string, now: string, expiresAt: string): Promise<void> {
+      await db.insertInto('password_resets').values({ token_hash: tokenHash, user_id: userId, created_at: now, expires_at: expiresAt }).execute();
+    },
+    /** Spends the token in one statement (so two uses at once cannot both succeed): its user, or undefined when unknown, used or expired. */
+    async consume(tokenHash: string, now: string): Promise<string | undefined> {
+      const row = await db
+        .updateTable('password_resets')
+        .set({ used_at: now })
+        .where('token_hash', '=', tokenHash)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .returning('user_id')
+        .executeTakeFirst();
+      return row?.user_id;
+    },
+    /** After a reset, the user's other outstanding links stop working too. */
+    async spendAllForUser(userId: string, now: string): Promise<void> {
+      await db.updateTable('password_resets').set({ used_at: now }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
+    },
+    async deleteExpired(now: string): Promise<void> {
+      await db.deleteFrom('password_resets').where('expires_at', '<=', now).execute();
+    },
+  };
+}
+

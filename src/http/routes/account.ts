@@ -1,0 +1,88 @@
+import { Type } from '@fastify/type-provider-typebox';
+import { changePassword, getAccount, requestPasswordReset, resetPassword, updateAccount } from '../../actions/account.js';
+import { presentAccount, presentSessionUser } from '../../presenters/index.js';
+import { actorOf } from '../session.js';
+import { Account, AccountChange, SessionUser, errorRef } from '../schemas.js';
+import { type App, type RouteContext, documentationOnly } from './context.js';
+
+/** My account, and the forgotten password (interface.md, additions of 2026-11-23). Every role. */
+export async function accountRoutes(app: App, { deps, hooks }: RouteContext) {
+  const announceFailed = (log: { warn(o: object, m: string): void }) => (err: unknown) => log.warn({ err }, 'the end of the sessions was not announced to their streams');
+
+  app.get(
+    '/api/account',
+    { onRequest: hooks.requireSession, schema: { tags: ['account'], summary: 'My account: profile and email preferences', response: { 200: Account, 401: errorRef } } },
+    async (req) => presentAccount(await getAccount(deps, actorOf(req))),
+  );
+
+  app.patch(
+    '/api/account',
+    {
+      onRequest: hooks.requireSession,
+      schema: {
+        tags: ['account'],
+        summary: 'Change my name, phone or email preferences',
+        description: 'Each email category (approvals, pi, progress, documents) is on (true) or off (false); the ones not named stay as they are.',
+        body: AccountChange,
+        response: { 200: Account, 400: errorRef, 401: errorRef },
+      },
+    },
+    async (req) => presentAccount(await updateAccount(deps, actorOf(req), req.body)),
+  );
+
+  app.post(
+    '/api/account/password',
+    {
+      onRequest: hooks.requireSession,
+      schema: {
+        tags: ['account'],
+        summary: 'Change my password (the current one required); my other sessions end',
+        body: Type.Object({ currentPassword: Type.String(), newPassword: Type.String({ description: 'at least 8 characters' }) }),
+        description: 'Answers 204 with no body; 400 for a wrong current password or a new one under 8 characters.',
+      },
+      validatorCompiler: documentationOnly,
+    },
+    async (req, reply) => {
+      await changePassword(deps, actorOf(req), req.sessionToken!, req.body, announceFailed(req.log));
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/api/auth/forgot-password',
+    {
+      schema: {
+        tags: ['sessions'],
+        summary: 'Email a single-use link to set a new password',
+        description: 'Always 202 {} for a well-formed request, whether or not the email belongs to an active user; throttled per email and per client address like logins (429).',
+        body: Type.Object({ email: Type.String() }),
+        response: { 202: Type.Object({}), 400: errorRef, 429: errorRef },
+      },
+      validatorCompiler: documentationOnly,
+    },
+    async (req, reply) => {
+      hooks.checkOrigin(req);
+      await requestPasswordReset(deps, req.body, req.ip);
+      return reply.code(202).send({});
+    },
+  );
+
+  app.post(
+    '/api/auth/reset-password',
+    {
+      schema: {
+        tags: ['sessions'],
+        summary: "Set a new password with the emailed link's token; ends every session of the user and signs this browser in",
+        body: Type.Object({ token: Type.String(), password: Type.String({ description: 'at least 8 characters' }) }),
+        response: { 200: Type.Object({ user: SessionUser }), 400: errorRef },
+      },
+      validatorCompiler: documentationOnly,
+    },
+    async (req, reply) => {
+      hooks.checkOrigin(req);
+      const result = await resetPassword(deps, req.body, announceFailed(req.log));
+      hooks.setSessionCookie(reply, result.token, result.expiresAt);
+      return { user: presentSessionUser(result.user) };
+    },
+  );
+}

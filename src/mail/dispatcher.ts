@@ -1,0 +1,163 @@
+import type { Config } from '../config.js';
+import type { ClaimedMail } from '../db/mail.js';
+import type { Store } from '../db/store.js';
+import { EMAIL_RULES } from './rules.js';
+import { type MailEvent, projectEmail } from './templates.js';
+import type { MailTransport, OutgoingMail, SentMail } from './types.js';
+
+/** The few logger methods the dispatcher uses (pino's, in the service). */
+export interface MailLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** Rows claimed per round; each is sent within SEND_TIMEOUT_MS, so a round ends well inside the lease. */
+const CLAIM_LIMIT = 10;
+const SEND_TIMEOUT_MS = 60_000;
+const LEASE_MS = 15 * 60_000;
+/** How often a standing backlog is logged again. */
+const BACKLOG_LOG_EVERY_MS = 5 * 60_000;
+
+/** A transport's send, bounded: a server that never answers fails the attempt instead of holding the row. */
+export async function sendWithin(transport: MailTransport, mail: OutgoingMail, ms = SEND_TIMEOUT_MS): Promise<SentMail> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      transport.send(mail),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer from the mail transport within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Wait before attempt n + 1: doubling from baseMs, at most maxMs, with ±20 % jitter so instances do not retry in step. */
+export const backoffMs = (attempts: number, retry: Config['mail']['retry'], random = Math.random()): number =>
+  Math.round(Math.min(retry.maxMs, retry.baseMs * 2 ** Math.max(0, attempts - 1)) * (0.8 + 0.4 * random));
+
+/**
+ * Delivers the outbox in the background: every MAIL_POLL_MS it claims due rows (db/mail.ts claim:
+ * SKIP LOCKED on PostgreSQL, so several instances never take the same row), composes each email
+ * from what the database says now (the recipient still active and still wanting the category),
+ * sends it, and marks it sent, or due again after a backoff. A restart loses nothing: unsent rows
+ * wait in the database, and a claim left by a dead instance lapses with its lease.
+ */
+export class MailDispatcher {
+  #timer: NodeJS.Timeout | undefined;
+  #round: Promise<void> | undefined;
+  #stopped = true;
+  #lastBacklogLog = 0;
+  #log: MailLog = { info() {}, warn() {}, error() {} };
+
+  constructor(
+    private readonly store: Store,
+    private readonly config: Pick<Config, 'mail' | 'publicUrl'>,
+    readonly transport: MailTransport,
+  ) {}
+
+  /** The service's log for mail (a no-op until start). */
+  get log(): MailLog {
+    return this.#log;
+  }
+
+  start(log: MailLog): void {
+    this.#log = log;
+    this.#stopped = false;
+    this.#schedule(0);
+  }
+
+  /** Stops polling and waits for the round in flight (bounded by the send timeout). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#round;
+  }
+
+  /** Emails due and not yet sent (retries included): how many, and since when the oldest is due (for /metrics and logs). */
+  backlog(): Promise<{ count: number; oldestDueAt: string | null }> {
+    return this.store.outbox.backlog(new Date().toISOString(), this.config.mail.batchSeconds);
+  }
+
+  /** One round: claims and delivers due emails until none is left. Returns how many were handled. */
+  async runOnce(): Promise<number> {
+    let handled = 0;
+    for (;;) {
+      const now = Date.now();
+      const claimed = await this.store.outbox.claim(new Date(now).toISOString(), new Date(now + LEASE_MS).toISOString(), CLAIM_LIMIT);
+      for (const row of claimed) await this.#deliver(row);
+      handled += claimed.length;
+      if (claimed.length < CLAIM_LIMIT || this.#stopped) return handled;
+    }
+  }
+
+  #schedule(ms: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#round = this.#tick().finally(() => {
+        this.#round = undefined;
+        this.#schedule(this.config.mail.pollMs);
+      });
+    }, ms);
+  }
+
+  async #tick(): Promise<void> {
+    try {
+      await this.runOnce();
+      await this.#watchBacklog();
+    } catch (err) {
+      // The database is away: the rows wait there; the next round tries again.
+      this.#log.warn({ err }, 'the mail dispatcher could not read the outbox');
+    }
+  }
+
+  async #watchBacklog(): Promise<void> {
+    if (Date.now() - this.#lastBacklogLog < BACKLOG_LOG_EVERY_MS) return;
+    const { count, oldestDueAt } = await this.backlog();
+    if (oldestDueAt && Date.now() - Date.parse(oldestDueAt) > this.config.mail.backlogWarnSeconds * 1000) {
+      this.#lastBacklogLog = Date.now();
+      this.#log.warn({ count, oldestDueAt }, `mail backlog: ${count} email(s) waiting, the oldest due since ${oldestDueAt}`);
+    }
+  }
+
+  async #deliver(row: ClaimedMail): Promise<void> {
+    const now = () => new Date().toISOString();
+    const mail = await this.#compose(row);
+    if (!mail) {
+      await this.store.outbox.finish(row.id, 'dropped', now());
+      return;
+    }
+    try {
+      const sent = await sendWithin(this.transport, mail);
+      await this.store.outbox.finish(row.id, 'sent', now());
+      this.#log.info({ outboxId: row.id, to: mail.to.address, subject: mail.subject, transport: this.transport.name, detail: sent.detail }, 'email sent');
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const { retry } = this.config.mail;
+      if (row.attempts >= retry.maxAttempts) {
+        await this.store.outbox.finish(row.id, 'failed', now(), message);
+        this.#log.error({ outboxId: row.id, to: mail.to.address, attempts: row.attempts, err }, 'email given up after its last attempt');
+        return;
+      }
+      const dueAt = new Date(Date.now() + backoffMs(row.attempts, retry)).toISOString();
+      await this.store.outbox.retryAt(row.id, dueAt, message);
+      this.#log.warn({ outboxId: row.id, to: mail.to.address, attempts: row.attempts, retryAt: dueAt, err }, 'email not sent; it will be retried');
+    }
+  }
+
+  /** The email as it stands now, or null when nobody should get it any more (recipient gone, inactive, or opted out of every change in it). */
+  async #compose(row: ClaimedMail): Promise<OutgoingMail | null> {
+    const recipient = await this.store.users.findById(row.recipientId);
+    if (!recipient?.active || !row.projectId) return null;
+    const optouts = await this.store.emailOptouts.list(recipient.id);
+    const events = row.events.filter((e) => EMAIL_RULES[e.action] && !optouts.includes(EMAIL_RULES[e.action]!.category));
+    const project = await this.store.projects.findById(row.projectId);
+    if (!events.length || !project) return null;
+    const names = new Map<string, string>();
+    for (const id of new Set(events.map((e) => e.actorId))) names.set(id, (await this.store.users.findById(id))?.name ?? 'someone');
+    const listed: MailEvent[] = events.map((e) => ({ action: e.action, actorName: names.get(e.actorId)!, at: e.at, details: e.details }));
+    return projectEmail({ name: recipient.name, address: recipient.email }, project, listed, this.config.publicUrl);
+  }
+}

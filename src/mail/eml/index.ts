@@ -1,0 +1,30 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import { newId } from '../../ids.js';
+import type { MailTransport, OutgoingMail, SentMail } from '../types.js';
+
+/**
+ * The embedded default (no SMTP_URL): each email is composed exactly as SMTP would carry it and
+ * written to DATA_DIR/mail/<time>-<id>.eml, which any mail program opens. Nothing leaves the machine.
+ */
+export class EmlTransport implements MailTransport {
+  readonly name = 'eml';
+  readonly dir: string;
+  readonly #composer;
+
+  constructor(dataDir: string, from: string) {
+    this.dir = path.join(dataDir, 'mail');
+    this.#composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }, { from });
+  }
+
+  async send(mail: OutgoingMail): Promise<SentMail> {
+    const info = await this.#composer.sendMail({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+    await fs.mkdir(this.dir, { recursive: true });
+    const file = path.join(this.dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${newId()}.eml`);
+    await fs.writeFile(file, info.message as Buffer, { flag: 'wx' });
+    return { messageId: info.messageId, detail: file };
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Actor } from '../domain/model.js';
+import { backoffMs } from './dispatcher.js';
+import { audienceOf } from './rules.js';
+import { projectEmail } from './templates.js';
+
+const admin: Actor = { id: 'admin', role: 'ADMIN' };
+const poc: Actor = { id: 'poc', role: 'POC' };
+const project = { pocId: 'poc' };
+
+test('who is told of each change (issue 12, "Who gets what")', () => {
+  const table: [string, Actor, { category: string; admins: boolean; poc: boolean } | null][] = [
+    ['PROJECT_CREATED', poc, { category: 'approvals', admins: true, poc: false }],
+    ['PROJECT_CREATED', admin, { category: 'approvals', admins: true, poc: false }],
+    ['APPROVAL_REQUESTED', poc, { category: 'approvals', admins: true, poc: false }],
+    ['PROJECT_APPROVED', admin, { category: 'approvals', admins: false, poc: true }],
+    ['PROJECT_REJECTED', admin, { category: 'approvals', admins: false, poc: true }],
+    ['PI_SUBMITTED', poc, { category: 'pi', admins: true, poc: false }],
+    ['PI_VERIFIED', admin, { category: 'pi', admins: false, poc: true }],
+    ['PI_REJECTED', admin, { category: 'pi', admins: false, poc: true }],
+    ['PRINTING_STARTED', admin, { category: 'progress', admins: false, poc: true }],
+    ['PROJECT_DISPATCHED', admin, { category: 'progress', admins: false, poc: true }],
+    ['PROJECT_DELIVERED', poc, { category: 'progress', admins: false, poc: true }],
+    ['PROJECT_CANCELLED', admin, { category: 'progress', admins: false, poc: true }],
+    ['PROJECT_CANCELLED', poc, { category: 'progress', admins: true, poc: true }],
+    ['PO_UPLOADED', admin, { category: 'documents', admins: false, poc: true }],
+    ['INVOICE_UPLOADED', poc, { category: 'documents', admins: true, poc: false }],
+    ['CHALLAN_UPLOADED', { id: 'other-admin', role: 'ADMIN' }, { category: 'documents', admins: false, poc: true }],
+    ['PROJECT_UPDATED', admin, null],
+  ];
+  for (const [action, actor, expected] of table) assert.deepEqual(audienceOf(action, actor, project), expected, `${action} by ${actor.id}`);
+});
+
+test('one change makes a subject of its own; several are listed in one email', () => {
+  const to = { name: 'Asha', address: 'a@x.example' };
+  const p = { id: 'p1', name: 'Catalogue <2027>' };
+  const one = projectEmail(to, p, [{ action: 'PROJECT_REJECTED', actorName: 'Ben', at: '', details: { note: 'Wrong size' } }], 'https://shop.example');
+  assert.equal(one.subject, 'Rejected: Catalogue <2027>');
+  assert.match(one.text, /^Hello Asha,/);
+  assert.match(one.text, /- Rejected by Ben\. Note: Wrong size/);
+  assert.match(one.text, /Open the project: https:\/\/shop\.example\/projects\/p1/);
+  assert.match(one.html, /Catalogue &#60;2027&#62;/, 'HTML is escaped');
+  const two = projectEmail(to, p, [
+    { action: 'PROJECT_DISPATCHED', actorName: 'Ben', at: '', details: {} },
+    { action: 'INVOICE_UPLOADED', actorName: 'Ben', at: '', details: { filename: 'inv.pdf' } },
+  ], 'https://shop.example');
+  assert.equal(two.subject, '2 updates: Catalogue <2027>');
+  assert.match(two.text, /- Dispatched \(Ben\)\.\n- Invoice uploaded by Ben: inv\.pdf/);
+});
+
+test('retries back off by doubling, within the cap, with bounded jitter', () => {
+  const retry = { baseMs: 1000, maxMs: 10_000, maxAttempts: 5 };
+  assert.equal(backoffMs(1, retry, 0.5), 1000);
+  assert.equal(backoffMs(2, retry, 0.5), 2000);
+  assert.equal(backoffMs(3, retry, 0.5), 4000);
+  assert.equal(backoffMs(10, retry, 0.5), 10_000);
+  assert.equal(backoffMs(1, retry, 0), 800);
+  assert.equal(backoffMs(1, retry, 1), 1200);
+});

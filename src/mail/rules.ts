@@ -1,0 +1,69 @@
+import type { Actor, Project } from '../domain/model.js';
+
+/**
+ * Who gets an email about which project change (issue 12, "Who gets what"), as one table keyed by
+ * the change's activity action. The person who made the change and inactive users never get one;
+ * that, and each user's switched-off categories, is applied where recipients are read (db/mail.ts).
+ */
+
+/** The categories a user can switch off on their account page. */
+export const EMAIL_CATEGORIES = ['approvals', 'pi', 'progress', 'documents'] as const;
+export type EmailCategory = (typeof EMAIL_CATEGORIES)[number];
+
+/** Who hears of a change: every active ADMIN, the project's POC, or both. */
+export interface Audience {
+  category: EmailCategory;
+  admins: boolean;
+  poc: boolean;
+}
+
+interface Rule {
+  category: EmailCategory;
+  /** The audience, given whether the project's POC made the change. */
+  to: (byPoc: boolean) => { admins: boolean; poc: boolean };
+  /** The line that says what happened, with the actor's name. */
+  describe: (e: { actorName: string; details: Record<string, unknown> }) => string;
+  /** A subject's first words when the email carries this one change. */
+  label: string;
+}
+
+const admins = () => ({ admins: true, poc: false });
+const poc = () => ({ admins: false, poc: true });
+const note = (d: Record<string, unknown>) => (typeof d.note === 'string' && d.note ? ` Note: ${d.note}` : '');
+const uploaded = (type: string): Rule => ({
+  category: 'documents',
+  // The POC hears of documents others add; the admins hear of the POC's.
+  to: (byPoc) => ({ admins: byPoc, poc: !byPoc }),
+  describe: ({ actorName, details }) => `${type} uploaded by ${actorName}: ${String(details.filename ?? '')}`,
+  label: `${type} uploaded`,
+});
+
+export const EMAIL_RULES: Record<string, Rule> = {
+  PROJECT_CREATED: { category: 'approvals', to: admins, label: 'New project', describe: ({ actorName }) => `New project requested by ${actorName}; it waits for approval.` },
+  APPROVAL_REQUESTED: { category: 'approvals', to: admins, label: 'Approval requested again', describe: ({ actorName }) => `${actorName} asked for approval again.` },
+  PROJECT_APPROVED: { category: 'approvals', to: poc, label: 'Approved', describe: ({ actorName, details }) => `Approved by ${actorName}.${note(details)}` },
+  PROJECT_REJECTED: { category: 'approvals', to: poc, label: 'Rejected', describe: ({ actorName, details }) => `Rejected by ${actorName}.${note(details)}` },
+  PI_SUBMITTED: { category: 'pi', to: admins, label: 'PI submitted', describe: ({ actorName }) => `PI submitted by ${actorName}; it waits for verification.` },
+  PI_VERIFIED: { category: 'pi', to: poc, label: 'PI verified', describe: ({ actorName }) => `PI verified by ${actorName}.` },
+  PI_REJECTED: { category: 'pi', to: poc, label: 'PI rejected', describe: ({ actorName, details }) => `PI rejected by ${actorName}.${note(details)}` },
+  PRINTING_STARTED: { category: 'progress', to: poc, label: 'Printing started', describe: ({ actorName }) => `Printing started (${actorName}).` },
+  PROJECT_DISPATCHED: { category: 'progress', to: poc, label: 'Dispatched', describe: ({ actorName }) => `Dispatched (${actorName}).` },
+  PROJECT_DELIVERED: { category: 'progress', to: poc, label: 'Delivered', describe: ({ actorName }) => `Delivered (${actorName}).` },
+  PROJECT_CANCELLED: {
+    category: 'progress',
+    // When the POC calls it off, the shop must know too.
+    to: (byPoc) => ({ admins: byPoc, poc: true }),
+    label: 'Cancelled',
+    describe: ({ actorName }) => `Cancelled by ${actorName}.`,
+  },
+  PO_UPLOADED: uploaded('PO'),
+  CHALLAN_UPLOADED: uploaded('Challan'),
+  INVOICE_UPLOADED: uploaded('Invoice'),
+};
+
+/** Who is told of this change, or null when it sends no email (e.g. an admin's PATCH correction). */
+export function audienceOf(action: string, actor: Actor, project: Pick<Project, 'pocId'>): Audience | null {
+  const rule = EMAIL_RULES[action];
+  if (!rule) return null;
+  return { category: rule.category, ...rule.to(actor.id === project.pocId) };
+}

@@ -1,0 +1,321 @@
+/**
+ * Issue 12, email: the right people get each change (and nobody else) through a real SMTP server
+ * started here (test/helpers/smtp.ts); bursts become one email per recipient and project; nothing
+ * is lost while SMTP is down; two instances on one database send each email once; without SMTP_URL
+ * the emails are .eml files under DATA_DIR/mail.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Writable } from 'node:stream';
+import { simpleParser } from 'mailparser';
+import { loggerOptions } from '../src/app.js';
+import { type TestService, startTestService } from './helpers/service.js';
+import { type TestSmtpServer, startSmtpServer } from './helpers/smtp.js';
+
+/** Fast pace for tests: polled every 50 ms, retried after 100 ms doubling to 400 ms. */
+const mailEnv = (smtp: TestSmtpServer | null, batchSeconds = 0): Record<string, string> => ({
+  ...(smtp ? { SMTP_URL: smtp.url } : {}),
+  MAIL_FROM: 'Print shop <orders@shop.example>',
+  MAIL_BATCH_SECONDS: String(batchSeconds),
+  MAIL_POLL_MS: '50',
+  MAIL_RETRY_BASE_MS: '100',
+  MAIL_RETRY_MAX_MS: '400',
+});
+
+/** Outbox rows by status. */
+async function outbox(svc: TestService): Promise<Record<string, number>> {
+  const rows = await svc.deps.database.db.selectFrom('outbox').select(['status']).execute();
+  const by: Record<string, number> = {};
+  for (const r of rows) by[r.status] = (by[r.status] ?? 0) + 1;
+  return by;
+}
+
+/** Waits until every outbox row is finished (none pending), then gives what the SMTP server got. */
+async function settled(svc: TestService, timeoutMs = 15_000): Promise<Record<string, number>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const by = await outbox(svc);
+    if (!by.pending) return by;
+    if (Date.now() > deadline) throw new Error(`outbox not settled within ${timeoutMs} ms: ${JSON.stringify(by)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** "recipient: subject" of each email received since `from`, sorted. */
+const summary = (smtp: TestSmtpServer, from = 0) =>
+  smtp.received
+    .slice(from)
+    .map((m) => `${m.rcptTo.join(',')}: ${m.subject}`)
+    .sort();
+
+describe('email: who gets what (MAIL_BATCH_SECONDS=0)', () => {
+  let smtp: TestSmtpServer;
+  let svc: TestService;
+  before(async () => {
+    smtp = await startSmtpServer();
+    svc = await startTestService({ env: mailEnv(smtp) });
+  });
+  after(async () => {
+    await svc?.close();
+    await smtp?.stop();
+  });
+
+  test('each change reaches exactly its audience: never the actor, never an inactive user, never another POC', async () => {
+    const a1 = await svc.signIn('ADMIN', { email: 'a1@example.com', name: 'Ann Admin' });
+    await svc.createUser({ role: 'ADMIN', email: 'a2@example.com', name: 'Abe Admin' });
+    await svc.createUser({ role: 'ADMIN', email: 'a3@example.com', active: false });
+    const p = await svc.signIn('POC', { email: 'poc@example.com', name: 'Pia Poc' });
+    await svc.createUser({ role: 'POC', email: 'other@example.com' });
+
+    /** Runs a step and checks the emails it caused, exactly. */
+    const expectEmails = async (step: () => Promise<{ status: number; text: string }>, status: number, expected: string[]) => {
+      const from = smtp.received.length;
+      const res = await step();
+      assert.equal(res.status, status, res.text);
+      await settled(svc);
+      assert.deepEqual(summary(smtp, from), expected.sort());
+    };
+
+    let projectId = '';
+    await expectEmails(
+      async () => {
+        const res = await p.client.post('/api/projects', { name: 'Spring catalogue' });
+        projectId = res.body.id;
+        return res;
+      },
+      201,
+      ['a1@example.com: New project: Spring catalogue', 'a2@example.com: New project: Spring catalogue'],
+    );
+    const act = (who: typeof p, action: string, body: unknown = {}) => () => who.client.post(`/api/projects/${projectId}/${action}`, body);
+    // Refused changes send nothing.
+    await expectEmails(act(p, 'approve'), 403, []);
+    await expectEmails(act(a1, 'dispatch'), 409, []);
+    await expectEmails(act(a1, 'approve'), 200, ['poc@example.com: Approved: Spring catalogue']);
+    await expectEmails(act(p, 'submit-pi'), 200, ['a1@example.com: PI submitted: Spring catalogue', 'a2@example.com: PI submitted: Spring catalogue']);
+    await expectEmails(act(a1, 'reject-pi'), 200, ['poc@example.com: PI rejected: Spring catalogue']);
+    await expectEmails(act(p, 'submit-pi'), 200, ['a1@example.com: PI submitted: Spring catalogue', 'a2@example.com: PI submitted: Spring catalogue']);
+    await expectEmails(act(a1, 'verify-pi'), 200, ['poc@example.com: PI verified: Spring catalogue']);
+    await expectEmails(
+      () => p.client.upload([['projectId', projectId], ['fileType', 'PO'], ['file', { data: '%PDF-1.4 po', filename: 'po.pdf', type: 'application/pdf' }]]),
+      201,
+      ['a1@example.com: PO uploaded: Spring catalogue', 'a2@example.com: PO uploaded: Spring catalogue'],
+    );
+    await expectEmails(act(a1, 'start-printing'), 200, ['poc@example.com: Printing started: Spring catalogue']);
+    await expectEmails(act(a1, 'dispatch'), 200, ['poc@example.com: Dispatched: Spring catalogue']);
+    await expectEmails(
+      () => a1.client.upload([['projectId', projectId], ['fileType', 'INVOICE'], ['file', { data: '%PDF-1.4 inv', filename: 'invoice.pdf', type: 'application/pdf' }]]),
+      201,
+      ['poc@example.com: Invoice uploaded: Spring catalogue'],
+    );
+    // The POC confirms delivery: they made the change, and the admins are not told of deliveries.
+    await expectEmails(act(p, 'deliver'), 200, []);
+
+    // Rejection carries the note; the POC's cancellation reaches the admins, an admin's reaches the POC.
+    const second = await svc.createProject(p.user.id, { name: 'Flyers' });
+    await expectEmails(() => a1.client.post(`/api/projects/${second.id}/reject`, { note: 'Bleed is missing' }), 200, ['poc@example.com: Rejected: Flyers']);
+    const rejected = smtp.to('poc@example.com').at(-1)!;
+    assert.match(rejected.text, /Rejected by Ann Admin\. Note: Bleed is missing/);
+    assert.match(rejected.text, new RegExp(`Open the project: ${svc.url.replace(/[.]/g, '\\.')}/projects/${second.id}`));
+    assert.match(rejected.html, new RegExp(`href="${svc.url}/projects/${second.id}"`));
+    assert.equal(rejected.from, '"Print shop" <orders@shop.example>');
+    assert.equal(rejected.to, '"Pia Poc" <poc@example.com>');
+    await expectEmails(() => p.client.post(`/api/projects/${second.id}/cancel`, {}), 200, ['a1@example.com: Cancelled: Flyers', 'a2@example.com: Cancelled: Flyers']);
+    const third = await svc.createProject(p.user.id, { name: 'Posters' });
+    await expectEmails(() => a1.client.post(`/api/projects/${third.id}/cancel`, {}), 200, ['poc@example.com: Cancelled: Posters']);
+
+    // An admin's correction through PATCH is not one of the listed events.
+    await expectEmails(() => a1.client.patch(`/api/projects/${third.id}`, { name: 'Posters A2' }), 200, []);
+    assert.deepEqual(await outbox(svc), { sent: smtp.received.length });
+  });
+});
+
+describe('email: bursts and outages', () => {
+  let smtp: TestSmtpServer;
+  after(async () => smtp?.stop());
+  before(async () => {
+    smtp = await startSmtpServer();
+  });
+
+  test('changes within MAIL_BATCH_SECONDS reach each recipient as one email per project, listing them', async () => {
+    const svc = await startTestService({ env: mailEnv(smtp, 2) });
+    try {
+      const admin = await svc.signIn('ADMIN', { email: 'burst-admin@example.com' });
+      const poc = await svc.createUser({ role: 'POC', email: 'burst-poc@example.com' });
+      const one = await svc.createProject(poc.user.id, { name: 'Menus', status: 'APPROVED', piStatus: 'SUBMITTED' });
+      const two = await svc.createProject(poc.user.id, { name: 'Cards', status: 'REQUESTED' });
+      const from = smtp.received.length;
+      for (const action of ['verify-pi', 'start-printing', 'dispatch']) assert.equal((await admin.client.post(`/api/projects/${one.id}/${action}`, {})).status, 200);
+      assert.equal((await admin.client.post(`/api/projects/${two.id}/approve`, {})).status, 200);
+      assert.equal(await outbox(svc).then((b) => b.pending), 2, 'one email per recipient and project waits out the window');
+      await settled(svc);
+      assert.deepEqual(summary(smtp, from), ['burst-poc@example.com: 3 updates: Menus', 'burst-poc@example.com: Approved: Cards']);
+      const menus = smtp.received.slice(from).find((m) => m.subject.includes('Menus'))!;
+      assert.match(menus.text, /- PI verified by .*\n- Printing started .*\n- Dispatched /);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  test('uploads at the same moment all join the one email (no event lost between them)', async () => {
+    const svc = await startTestService({ env: mailEnv(smtp, 2) });
+    try {
+      const admin = await svc.signIn('ADMIN', { email: 'race-admin@example.com' });
+      const poc = await svc.createUser({ role: 'POC', email: 'race-poc@example.com' });
+      const project = await svc.createProject(poc.user.id, { name: 'Race', status: 'APPROVED', piStatus: 'VERIFIED' });
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => admin.client.upload([['projectId', project.id], ['fileType', 'PO'], ['file', { data: `%PDF-1.4 ${i}`, filename: `po-${i}.pdf`, type: 'application/pdf' }]])),
+      );
+      assert.deepEqual(answers.map((a) => a.status), [201, 201, 201, 201, 201, 201]);
+      await settled(svc);
+      const mails = smtp.to('race-poc@example.com');
+      assert.equal(mails.length, 1, mails.map((m) => m.subject).join('; '));
+      assert.equal(mails[0]!.subject, '6 updates: Race');
+      for (let i = 0; i < 6; i++) assert.match(mails[0]!.text, new RegExp(`PO uploaded by .*: po-${i}\\.pdf`));
+    } finally {
+      await svc.close();
+    }
+  });
+
+  test('SMTP down when the change happens: the change stands, the email waits and is delivered once SMTP is back, once', async () => {
+    const svc = await startTestService({ env: mailEnv(smtp) });
+    try {
+      const admin = await svc.createUser({ role: 'ADMIN', email: 'outage-admin@example.com' });
+      const poc = await svc.signIn('POC', { email: 'outage-poc@example.com' });
+      await smtp.stop();
+      const res = await poc.client.post('/api/projects', { name: 'During the outage' });
+      assert.equal(res.status, 201);
+      // Tried and failed at least twice while SMTP was away; still pending.
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const row = await svc.deps.database.db.selectFrom('outbox').selectAll().where('recipient_id', '=', admin.user.id).executeTakeFirstOrThrow();
+        if (row.attempts >= 2) {
+          assert.equal(row.status, 'pending');
+          assert.match(row.last_error ?? '', /ECONNREFUSED|connect/i);
+          break;
+        }
+        assert.ok(Date.now() < deadline, 'the dispatcher did not retry');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(smtp.to('outage-admin@example.com').length, 0);
+      await smtp.start();
+      await settled(svc);
+      await new Promise((r) => setTimeout(r, 300)); // a few more dispatcher rounds: nothing is sent twice
+      assert.deepEqual(summary(smtp).filter((s) => s.startsWith('outage-')), ['outage-admin@example.com: New project: During the outage']);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  test('a standing backlog is logged; after MAIL_MAX_ATTEMPTS an email is given up, kept as failed and logged', async () => {
+    const lines: { level: number; msg: string; count?: number }[] = [];
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const svc = await startTestService({
+      env: { ...mailEnv(smtp), MAIL_BACKLOG_WARN_SECONDS: '1', MAIL_MAX_ATTEMPTS: '3', MAIL_RETRY_BASE_MS: '800', MAIL_RETRY_MAX_MS: '800' },
+      logger: { ...(loggerOptions('info') as object), stream },
+    });
+    await smtp.stop();
+    try {
+      await svc.createUser({ role: 'ADMIN', email: 'backlog-admin@example.com' });
+      const poc = await svc.signIn('POC');
+      assert.equal((await poc.client.post('/api/projects', { name: 'Never delivered' })).status, 201);
+      const deadline = Date.now() + 15_000;
+      while (!(await outbox(svc)).failed) {
+        assert.ok(Date.now() < deadline, `not given up: ${JSON.stringify(await outbox(svc))}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.deepEqual(await outbox(svc), { failed: 1 });
+      const messages = lines.map((l) => l.msg);
+      assert.equal(messages.filter((m) => m === 'email not sent; it will be retried').length, 2);
+      assert.ok(messages.some((m) => /^mail backlog: 1 email\(s\) waiting, the oldest due since /.test(m)), messages.join('\n'));
+      assert.equal(lines.find((l) => l.msg === 'email given up after its last attempt')?.level, 50);
+    } finally {
+      await smtp.start();
+      await svc.close();
+    }
+  });
+
+  test('emails wait in the database across a restart', async () => {
+    const first = await startTestService({ env: mailEnv(smtp, 3600) });
+    const database = first.deps.config.database;
+    const admin = await first.createUser({ role: 'ADMIN', email: 'restart-admin@example.com' });
+    const poc = await first.signIn('POC', { email: 'restart-poc@example.com' });
+    assert.equal((await poc.client.post('/api/projects', { name: 'Across a restart' })).status, 201);
+    await first.running.close(); // stops the service; its database stays (cleanup below drops it)
+    // Due now: as if the window had passed while the service was down.
+    const second = await startTestService({ env: mailEnv(smtp), sharedDatabase: database });
+    try {
+      await second.deps.database.db.updateTable('outbox').set({ due_at: new Date().toISOString() }).where('recipient_id', '=', admin.user.id).execute();
+      await settled(second);
+      assert.equal(smtp.to('restart-admin@example.com').length, 1);
+    } finally {
+      await second.close();
+      await first.close();
+    }
+  });
+
+  test('two instances on one database send each email once', { timeout: 60_000 }, async () => {
+    const a = await startTestService({ env: mailEnv(smtp) });
+    const b = await startTestService({ env: mailEnv(smtp), sharedDatabase: a.deps.config.database });
+    try {
+      const admins = ['pair-a1@example.com', 'pair-a2@example.com'];
+      for (const email of admins) await a.createUser({ role: 'ADMIN', email });
+      const poc = await a.signIn('POC', { email: 'pair-poc@example.com' });
+      const pocOnB = await b.login('pair-poc@example.com', poc.password);
+      const names = Array.from({ length: 20 }, (_, i) => `Pair ${i}`);
+      await Promise.all(names.map((name, i) => (i % 2 ? pocOnB : poc.client).post('/api/projects', { name })));
+      await settled(a, 30_000);
+      const got = summary(smtp).filter((s) => s.startsWith('pair-'));
+      const expected = admins.flatMap((email) => names.map((n) => `${email}: New project: ${n}`)).sort();
+      assert.deepEqual(got, expected);
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+
+  test('an inactive recipient gets nothing that was waiting for them', async () => {
+    const svc = await startTestService({ env: mailEnv(smtp, 1) });
+    try {
+      const admin = await svc.signIn('ADMIN', { email: 'gone-admin@example.com' });
+      const poc = await svc.createUser({ role: 'POC', email: 'gone-poc@example.com' });
+      const project = await svc.createProject(poc.user.id, { name: 'Left behind' });
+      assert.equal((await admin.client.post(`/api/projects/${project.id}/approve`, {})).status, 200);
+      assert.equal((await admin.client.patch(`/api/team/${poc.user.id}`, { active: false })).status, 200);
+      assert.deepEqual(await settled(svc), { dropped: 1 });
+      assert.equal(smtp.to('gone-poc@example.com').length, 0);
+    } finally {
+      await svc.close();
+    }
+  });
+});
+
+describe('email without SMTP_URL', () => {
+  test('each email is written as an .eml file under DATA_DIR/mail', async () => {
+    const svc = await startTestService({ env: mailEnv(null) });
+    try {
+      await svc.createUser({ role: 'ADMIN', email: 'eml-admin@example.com', name: 'Eve Admin' });
+      const poc = await svc.signIn('POC');
+      assert.equal((await poc.client.post('/api/projects', { name: 'On disk' })).status, 201);
+      await settled(svc);
+      const dir = path.join(svc.dataDir, 'mail');
+      const files = fs.readdirSync(dir);
+      assert.equal(files.length, 1);
+      assert.match(files[0]!, /\.eml$/);
+      const parsed = await simpleParser(fs.readFileSync(path.join(dir, files[0]!)));
+      assert.equal(parsed.subject, 'New project: On disk');
+      assert.equal((Array.isArray(parsed.to) ? parsed.to[0] : parsed.to)?.text, '"Eve Admin" <eml-admin@example.com>');
+      assert.match(parsed.text ?? '', /Open the project: http:\/\/127\.0\.0\.1:\d+\/projects\//);
+      // /readyz does not depend on mail.
+      assert.equal((await svc.anonymous.get('/readyz')).status, 200);
+    } finally {
+      await svc.close();
+    }
+  });
+});
