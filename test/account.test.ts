@@ -68,8 +68,8 @@ describe('GET and PATCH /api/account', () => {
     assert.equal(res.body.phone, '+91 98450 00000');
     assert.deepEqual(res.body.emailPreferences, { approvals: true, pi: true, progress: false, documents: true });
     for (const [body, error] of [
-      [{ role: 'ADMIN' }, 'role is not a known field'],
-      [{ email: 'new@example.com' }, 'email is not a known field'],
+      [{ role: 'ADMIN' }, 'Role is not a known field'],
+      [{ email: 'new@example.com' }, 'Email is not a known field'],
       [{ name: '  ' }, 'name must not be empty'],
       [{ emailPreferences: { progress: 'no' } }, 'emailPreferences.progress must be boolean'],
     ] as const) {
