@@ -53,8 +53,6 @@ export const errors = {
   // account and password reset (interface.md, additions of 2026-11-23)
   passwordChangeFieldsRequired: error(400, 'currentPassword and newPassword are required'),
   wrongCurrentPassword: error(400, 'Current password is incorrect'),
-  passwordTooShort: error(400, 'Password must be at least 8 characters'),
-  passwordTooLong: error(400, 'Password must be at most 72 bytes'),
   resetFieldsRequired: error(400, 'token and password are required'),
   resetLinkInvalid: error(400, 'This reset link is invalid, used or expired; ask for a new one'),
   emailRequired: error(400, 'email is required'),

@@ -70,8 +70,8 @@ describe('GET and PATCH /api/account', () => {
     for (const [body, error] of [
       [{ role: 'ADMIN' }, 'Role is not a known field'],
       [{ email: 'new@example.com' }, 'Email is not a known field'],
-      [{ name: '  ' }, 'name must not be empty'],
-      [{ emailPreferences: { progress: 'no' } }, 'emailPreferences.progress must be boolean'],
+      [{ name: '  ' }, 'Name is required'],
+      [{ emailPreferences: { progress: 'no' } }, 'emailPreferences.progress must be true or false'],
     ] as const) {
       const refused = await client.patch('/api/account', body);
       assert.equal(refused.status, 400, JSON.stringify(body));

@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps.js';
 import { nowIso } from '../deps.js';
 import type { User } from '../domain/model.js';
-import { AppError, errors } from '../errors.js';
+import { errors } from '../errors.js';
 import { EMAIL_CATEGORIES, type EmailCategory } from '../mail/rules.js';
 import { passwordResetEmail } from '../mail/templates.js';
 import { sendWithin } from '../mail/dispatcher.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
 import { endSessions } from '../realtime/index.js';
 import { hashToken, startSession, type LoginResult } from './auth.js';
+import { passwordRefusal, textRefusal } from '../domain/limits.js';
 
 /** Each category on (true) or switched off (false). */
 export type EmailPreferences = Record<EmailCategory, boolean>;
@@ -16,16 +17,6 @@ export type EmailPreferences = Record<EmailCategory, boolean>;
 export interface Account {
   user: User;
   emailPreferences: EmailPreferences;
-}
-
-/**
- * A new password set through our own endpoints (not the specification's POST /api/team): at least 8
- * characters, and no more than the 72 bytes bcrypt reads (a longer one would be cut silently).
- */
-export function newPasswordRefusal(password: string): AppError | null {
-  if ([...password].length < 8) return errors.passwordTooShort();
-  if (Buffer.byteLength(password) > 72) return errors.passwordTooLong();
-  return null;
 }
 
 const preferencesOf = (optouts: EmailCategory[]): EmailPreferences =>
@@ -44,8 +35,9 @@ export interface AccountChange {
 
 /** PATCH /api/account: one's own name, phone and email preferences (role, email, active stay with the admins). */
 export async function updateAccount(deps: Pick<Deps, 'store'>, user: User, change: AccountChange): Promise<Account> {
+  const refusal = (change.name !== undefined && textRefusal('name', change.name, true)) || (change.phone != null && textRefusal('phone', change.phone));
+  if (refusal) throw refusal;
   const name = change.name?.trim();
-  if (change.name !== undefined && !name) throw errors.invalidField('name', 'must not be empty');
   const phone = change.phone === undefined ? undefined : change.phone?.trim() || null;
   return deps.store.transaction(async (store) => {
     const updated = name !== undefined || phone !== undefined ? await store.users.update(user.id, { name, phone }, nowIso()) : user;
@@ -63,7 +55,7 @@ export async function changePassword(deps: Pick<Deps, 'store' | 'realtime'>, use
   const current = typeof b.currentPassword === 'string' ? b.currentPassword : '';
   const next = typeof b.newPassword === 'string' ? b.newPassword : '';
   if (!current || !next) throw errors.passwordChangeFieldsRequired();
-  const refusal = newPasswordRefusal(next);
+  const refusal = passwordRefusal(next);
   if (refusal) throw refusal;
   const found = await deps.store.users.findByEmailWithHash(user.email);
   if (!found || !(await verifyPassword(current, found.passwordHash))) throw errors.wrongCurrentPassword();
@@ -126,7 +118,7 @@ export async function resetPassword(deps: Pick<Deps, 'store' | 'config' | 'realt
   const password = typeof b.password === 'string' ? b.password : '';
   if (!token || !password) throw errors.resetFieldsRequired();
   // A password refused does not spend the link: the person tries another.
-  const refusal = newPasswordRefusal(password);
+  const refusal = passwordRefusal(password);
   if (refusal) throw refusal;
   const passwordHash = await hashPassword(password);
   const user = await deps.store.transaction(async (store) => {
