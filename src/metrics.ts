@@ -77,6 +77,21 @@ export class Metrics {
 
   readonly #beforeScrape: (() => void)[] = [];
 
+  /** The outbox's due emails (count, and the age of the oldest): a growing backlog means SMTP is failing. */
+  watchMailBacklog(backlog: () => Promise<{ count: number; oldestDueAt: string | null }>): void {
+    new client.Gauge({
+      name: 'mail_backlog',
+      help: 'Emails due and not yet sent (count), and how long the oldest has waited (seconds)',
+      labelNames: ['measure'] as const,
+      registers: [this.registry],
+      async collect() {
+        const { count, oldestDueAt } = await backlog();
+        this.set({ measure: 'count' }, count);
+        this.set({ measure: 'oldest_seconds' }, oldestDueAt ? Math.max(0, (Date.now() - Date.parse(oldestDueAt)) / 1000) : 0);
+      },
+    });
+  }
+
   /** The text a scrape gets. */
   async scrape(): Promise<string> {
     for (const f of this.#beforeScrape) f();

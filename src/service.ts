@@ -28,7 +28,9 @@ export async function openDeps(config: Config): Promise<Deps> {
     realtime = await createRealtime(config);
     // Not checked at start-up: SMTP being away delays emails (they wait in the outbox), nothing else.
     const mail = new MailDispatcher(store, config, await createMailTransport(config));
-    const deps: Deps = { config, database, store, storage, realtime, mail, metrics: config.metricsToken ? new Metrics(database) : undefined };
+    const metrics = config.metricsToken ? new Metrics(database) : undefined;
+    metrics?.watchMailBacklog(() => mail.backlog());
+    const deps: Deps = { config, database, store, storage, realtime, mail, metrics };
     if (config.admin) await ensureAdmin(deps, config.admin);
     const now = new Date();
     await store.sessions.deleteExpired(now.toISOString());

@@ -39,6 +39,7 @@ describe('GET /metrics', () => {
     assert.match(before, /^# TYPE http_requests_total counter$/m);
     assert.match(before, /^nodejs_eventloop_lag_p99_seconds /m);
     assert.match(before, /^sse_open_streams 0$/m);
+    assert.match(before, /^mail_backlog\{measure="count"\} \d+$/m);
     assert.match(before, /^dependency_errors_total\{dependency="database"\} 0$/m);
 
     const { client, user } = await svc.signIn('ADMIN');
