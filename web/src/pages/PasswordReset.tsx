@@ -1,8 +1,8 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { ApiError, api } from '../api';
-import { SESSION_KEY } from '../session';
+import { signedIn } from '../session';
 import { useTitle } from './Account';
 
 /** "Forgot password?": asks for a link by email. The answer is the same whether or not the email is known. */
@@ -57,14 +57,14 @@ export function ResetPasswordPage() {
   useTitle('Choose a new password');
   const token = new URLSearchParams(useSearch()).get('token') ?? '';
   const [, navigate] = useLocation();
-  const queryClient = useQueryClient();
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
   const [mismatch, setMismatch] = useState(false);
   const reset = useMutation({
     mutationFn: () => api.resetPassword(token, password),
-    onSuccess: ({ user }) => {
-      queryClient.setQueryData(SESSION_KEY, user);
+    // The session answer carries what the app needs besides the user (the upload limit): read it.
+    onSuccess: () => {
+      signedIn(null);
       navigate('/', { replace: true });
     },
   });
