@@ -143,8 +143,7 @@ describe('replay after a reconnection', () => {
     const quiet = await openEventStream(poc.client);
     let position: string | undefined;
     try {
-      await new Promise((r) => setTimeout(r, 100));
-      position = quiet.lastEventId;
+      position = await quiet.idWithin(500);
       assert.match(position ?? '', /^\d+$/);
     } finally {
       quiet.close();

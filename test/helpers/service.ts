@@ -248,6 +248,8 @@ export interface EventStream {
   end(timeoutMs?: number): Promise<SseEvent[]>;
   /** The last `id:` the stream carried (with or without an event), as EventSource would send it in Last-Event-ID. */
   readonly lastEventId: string | undefined;
+  /** Reads whatever arrives for `ms`, then the last id (events read meanwhile stay queued for next()). */
+  idWithin(ms: number): Promise<string | undefined>;
   close(): void;
 }
 
@@ -264,14 +266,21 @@ export async function openEventStream(client: Client, query = '', headers: Recor
   let buffer = '';
   let ended = false;
   let lastEventId: string | undefined;
-  const readMore = async () => {
-    const { value, done } = await reader.read();
-    if (done) {
-      ended = true;
-      throw new Error('the stream ended');
-    }
-    buffer += decoder.decode(value, { stream: true });
-  };
+  // One read at a time: a read left waiting (idWithin's timer won) is the next caller's, never lost.
+  let inflight: Promise<void> | undefined;
+  const readMore = () =>
+    (inflight ??= (async () => {
+      try {
+        const { value, done } = await reader.read();
+        if (done) {
+          ended = true;
+          throw new Error('the stream ended');
+        }
+        buffer += decoder.decode(value, { stream: true });
+      } finally {
+        inflight = undefined;
+      }
+    })());
   /** Events parsed from the complete messages read so far, not yet handed out. */
   const queue: SseEvent[] = [];
   const parse = () => {
@@ -317,6 +326,22 @@ export async function openEventStream(client: Client, query = '', headers: Recor
     next: (count, timeoutMs = 5000) => read(count, timeoutMs, false),
     end: (timeoutMs = 5000) => read(0, timeoutMs, true),
     get lastEventId() {
+      parse();
+      return lastEventId;
+    },
+    async idWithin(ms) {
+      const deadline = Date.now() + ms;
+      while (!ended && Date.now() < deadline) {
+        let timer: NodeJS.Timeout | undefined;
+        const waited = new Promise<void>((r) => (timer = setTimeout(r, deadline - Date.now())));
+        try {
+          await Promise.race([readMore(), waited]);
+        } catch {
+          break;
+        } finally {
+          clearTimeout(timer);
+        }
+      }
       parse();
       return lastEventId;
     },
