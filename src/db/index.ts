@@ -21,6 +21,7 @@ import pg from 'pg';
 import type { Config } from '../config.js';
 import { initial } from './migrations/001_initial.js';
 import { activitySeq } from './migrations/002_activity_seq.js';
+import { documents } from './migrations/007_documents.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -105,6 +106,7 @@ function pgTypeParser(oid: number, format?: 'text' | 'binary') {
 const migrations = (dialect: Dialect) => ({
   '001_initial': initial(dialect),
   '002_activity_seq': activitySeq(dialect),
+  '007_documents': documents(dialect),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));

@@ -9,6 +9,7 @@ export interface Tables {
   storage_names: StorageNamesTable;
   activity_log: ActivityLogTable;
   login_failures: LoginFailuresTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 /** SQLite answers 0/1 and PostgreSQL true/false; the data layer maps both to boolean. */
@@ -63,6 +64,18 @@ export interface FileUploadsTable {
   content_type: string;
   storage_key: string;
   uploaded_by_id: string;
+  created_at: string;
+  /** Lower-case hex SHA-256 of the stored bytes, computed while they streamed (migration 007); null on older records. */
+  sha256: string | null;
+  /** The type the first bytes show (null: not recognised, or an older record). */
+  detected_type: string | null;
+}
+
+export interface IdempotencyKeysTable {
+  user_id: string;
+  key: string;
+  /** The upload the first request made; null while that request runs. */
+  file_upload_id: string | null;
   created_at: string;
 }
 

@@ -329,6 +329,8 @@ function filesRepo(db: DB) {
           storage_key: f.storageKey,
           uploaded_by_id: f.uploadedById,
           created_at: f.createdAt,
+          sha256: f.sha256,
+          detected_type: f.detectedType,
         })
         .execute();
     },

@@ -17,6 +17,8 @@ import type { Actor, DocumentType, FileUpload, Project } from '../domain/model.j
 import { cleanContentType, cleanFilename } from '../domain/documents.js';
 import { checkUploadFields } from '../domain/upload-policy.js';
 import { AppError, errors } from '../errors.js';
+import { admitType } from '../uploads/admit-type.js';
+import { DocumentInspector } from '../uploads/inspect.js';
 
 type FieldName = 'projectId' | 'fileType';
 
@@ -77,7 +79,11 @@ export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Acto
 
       if (present(fields.projectId) && present(fields.fileType)) {
         const { project, type } = await authorize(deps, actor, true, fields);
-        const document = await received.into((body) => placeDocument(deps, project.id, type, { ...file!, body }));
+        const document = await received.into(async (body) => {
+          const detectedType = await body.detected;
+          admitType(deps.config.uploadAllowedTypes, file!.contentType, detectedType);
+          return placeDocument(deps, project.id, type, { ...file!, body, detectedType });
+        });
         placed = { project, type, document };
       } else {
         spoolPath = path.join(deps.config.dataDir, 'tmp', `upload-${randomUUID()}`);
@@ -94,7 +100,9 @@ export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Acto
     if (!placed) {
       const { project, type } = await authorize(deps, actor, file !== undefined, fields);
       const spooled = spoolPath!;
-      const document = await placeDocument(deps, project.id, type, { ...file!, body: fs.createReadStream(spooled) });
+      const { detectedType } = file!.received.inspector.result();
+      admitType(deps.config.uploadAllowedTypes, file!.contentType, detectedType);
+      const document = await placeDocument(deps, project.id, type, { ...file!, body: fs.createReadStream(spooled), detectedType });
       placed = { project, type, document };
     }
   } catch (err) {
@@ -113,6 +121,7 @@ export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Acto
     filename: file!.filename,
     contentType: file!.contentType,
     size: file!.received.bytes,
+    ...file!.received.inspector.result(),
   });
 }
 
@@ -129,9 +138,13 @@ async function authorize(deps: Deps, actor: Actor, hasFile: boolean, fields: Par
   return { project, type: checked.fileType };
 }
 
-/** One file part of the body: counts its bytes, stops it past the limit, and tells a broken body from a failing consumer. */
+/**
+ * One file part of the body: counts its bytes, stops it past the limit, hashes them and recognises
+ * their type on the way (the inspector), and tells a broken body from a failing consumer.
+ */
 class ReceivedFile {
   bytes = 0;
+  readonly inspector = new DocumentInspector();
   #sourceFailed = false;
   #counterClosed = false;
 
@@ -169,14 +182,14 @@ class ReceivedFile {
   }
 
   /** Streams the bytes through the size check into consume; maps a broken body to 400 and an oversize one to 413. */
-  async into<T>(consume: (body: Readable) => Promise<T>): Promise<T> {
+  async into<T>(consume: (body: DocumentInspector) => Promise<T>): Promise<T> {
     const counter = new ByteCounter(this.max, (n) => (this.bytes = n));
     counter.once('close', () => (this.#counterClosed = true));
-    const feeding = pipeline(this.source, counter).catch(() => {});
+    const feeding = pipeline(this.source, counter, this.inspector).catch(() => {});
     try {
-      return await consume(counter);
+      return await consume(this.inspector);
     } catch (err) {
-      counter.destroy(); // a consumer that gave up must not leave the body stalled
+      this.inspector.destroy(); // a consumer that gave up must not leave the body stalled
       if (err instanceof AppError) throw err;
       if (this.#sourceFailed) throw errors.malformedMultipart();
       throw err;

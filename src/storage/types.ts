@@ -20,9 +20,10 @@ export interface FileStorage {
   /**
    * Streams body into a new object; resolves with its secure public URL once every byte is stored.
    * When the key is taken it rejects with ObjectExistsError, where it can before reading body.
-   * `filename` (the original name) is for stores that keep a download name with the object.
+   * `filename` (the original name) is for stores that keep a download name with the object, and
+   * `detectedType` (what the first bytes are) for those that keep its disposition too.
    */
-  put(location: ObjectLocation, body: Readable, contentType: string, filename?: string): Promise<{ url: string }>;
+  put(location: ObjectLocation, body: Readable, contentType: string, filename?: string, detectedType?: string | null): Promise<{ url: string }>;
   /** Removes an object (used when an upload is refused or broken after bytes were written). */
   remove(location: ObjectLocation): Promise<void>;
   /** Throws when the store cannot be reached (readiness). */

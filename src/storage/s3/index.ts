@@ -42,7 +42,7 @@ export class S3Storage implements FileStorage, ListableStorage {
     });
   }
 
-  async put(location: ObjectLocation, body: Readable, contentType: string, filename?: string): Promise<{ url: string }> {
+  async put(location: ObjectLocation, body: Readable, contentType: string, filename?: string, detectedType?: string | null): Promise<{ url: string }> {
     const key = objectKey(location);
     // Many S3-compatible stores ignore If-None-Match; asking first also refuses before a byte is read.
     if (await this.exists(key)) throw new ObjectExistsError(key);
@@ -55,7 +55,7 @@ export class S3Storage implements FileStorage, ListableStorage {
         Key: key,
         Body: body,
         ContentType: contentType,
-        ContentDisposition: filename ? dispositionFor(contentType, filename) : undefined,
+        ContentDisposition: filename ? dispositionFor(contentType, filename, detectedType ?? null) : undefined,
         // Never overwritten, so caches may keep it.
         CacheControl: 'public, max-age=31536000, immutable',
         // lib-storage passes it on to PutObject and to CompleteMultipartUpload alike.
