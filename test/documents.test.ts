@@ -12,8 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Role, User } from '../src/domain/model.js';
-import { type Client, type TestService, startTestService } from './helpers/service.js';
-import { type Part, assertNothingStoredSince, httpGet, postMultipart, storedState } from './helpers/upload.js';
+import { Client, type TestService, startTestService } from './helpers/service.js';
+import { type Part, assertNothingStoredSince, httpGet, multipart, postMultipart, storedState } from './helpers/upload.js';
 
 interface Person {
   user: User;
@@ -185,5 +185,136 @@ describe('UPLOAD_ALLOWED_TYPES', () => {
     const res = await postMultipart(poc.client, form('00000000-0000-4000-8000-000000000000', 'PO', { data: HTML, type: 'text/html' }));
     assert.equal(res.status, 404);
     assert.deepEqual(res.body, { error: 'Project not found' });
+  });
+});
+
+describe('Idempotency-Key on POST /api/upload', () => {
+  let svc: TestService;
+  let poc: Person;
+  let otherPoc: Person;
+
+  before(async () => {
+    svc = await startTestService();
+    [poc, otherPoc] = await Promise.all([svc.signIn('POC'), svc.signIn('POC')]);
+  });
+  after(() => svc.close());
+
+  const project = (owner = poc) => svc.createProject(owner.user.id, { status: 'DISPATCHED', piStatus: 'VERIFIED' });
+  const send = (who: Person, parts: Part[], key?: string, base = svc) => {
+    const { body, contentType } = multipart(parts);
+    const headers: Record<string, string> = { 'content-type': contentType };
+    if (key !== undefined) headers['idempotency-key'] = key;
+    // the session lives in the database, so the same cookie is good on another instance
+    const client = base === svc ? who.client : Object.assign(new Client(base.url), { cookie: who.client.cookie });
+    return client.request('POST', '/api/upload', { body: new Uint8Array(body), headers });
+  };
+  const recordsOf = async (projectId: string) => (await svc.deps.store.files.listForProject(projectId)).map((f) => f.id);
+
+  test('without the header, the same request twice stores twice (the specification)', async () => {
+    const p = await project();
+    const parts = form(p.id, 'PO', { data: pdf('twice') });
+    assert.equal((await send(poc, parts)).status, 201);
+    assert.equal((await send(poc, parts)).status, 201);
+    assert.equal((await recordsOf(p.id)).length, 2);
+  });
+
+  for (const { label, fileFirst } of ORDERS) {
+    test(`a retry with the same key answers the first result again and stores nothing (${label})`, async () => {
+      const p = await project();
+      const parts = form(p.id, 'PO', { data: pdf(randomBytes(200_000)) }, fileFirst);
+      const key = `key-${randomBytes(8).toString('hex')}`;
+      const first = await send(poc, parts, key);
+      assert.equal(first.status, 201, first.text);
+      const before = await storedState(svc, [p.id]);
+      const retry = await send(poc, parts, key);
+      assert.equal(retry.status, 201, retry.text);
+      assert.deepEqual(retry.body, first.body);
+      await assertNothingStoredSince(svc, before);
+    });
+  }
+
+  test('the same key with a different project, type, name or file is 409 and stores nothing', async () => {
+    const p = await project();
+    const q = await project();
+    const data = pdf('original');
+    const key = 'order-42-upload';
+    assert.equal((await send(poc, form(p.id, 'PO', { data, filename: 'po.pdf' }), key)).status, 201);
+    const variants: Part[][] = [
+      form(q.id, 'PO', { data, filename: 'po.pdf' }),
+      form(p.id, 'INVOICE', { data, filename: 'po.pdf' }),
+      form(p.id, 'PO', { data, filename: 'other.pdf' }),
+      form(p.id, 'PO', { data: pdf('changed'), filename: 'po.pdf' }),
+    ];
+    for (const parts of variants) {
+      const before = await storedState(svc, [p.id, q.id]);
+      const res = await send(poc, parts, key);
+      assert.equal(res.status, 409, res.text);
+      assert.deepEqual(res.body, { error: 'Idempotency-Key was already used for a different upload' });
+      await assertNothingStoredSince(svc, before);
+    }
+  });
+
+  test('keys are per user; an invalid key is 400; a refused request does not use its key up', async () => {
+    const p = await project();
+    const mine = await project(otherPoc);
+    const key = 'shared-key';
+    assert.equal((await send(poc, form(p.id, 'PO', { data: pdf('a') }), key)).status, 201);
+    assert.equal((await send(otherPoc, form(mine.id, 'PO', { data: pdf('b') }), key)).status, 201);
+    assert.equal((await recordsOf(mine.id)).length, 1);
+
+    for (const bad of ['', 'x'.repeat(256), 'tab\there', 'caf\u00e9']) {
+      const before = await storedState(svc, [p.id]);
+      const res = await send(poc, form(p.id, 'PO', { data: pdf('c') }), bad);
+      assert.equal(res.status, 400, JSON.stringify(bad));
+      assert.deepEqual(res.body, { error: 'Idempotency-Key must be 1 to 255 visible ASCII characters' });
+      await assertNothingStoredSince(svc, before);
+    }
+
+    const fresh = 'refused-first';
+    const refused = await send(poc, form(p.id, 'BILL', { data: pdf('d') }), fresh);
+    assert.deepEqual([refused.status, refused.body], [400, { error: 'Invalid fileType' }]);
+    assert.equal((await send(poc, form(p.id, 'PO', { data: pdf('d') }), fresh)).status, 201);
+  });
+
+  test('after 24 hours a key is new again', async () => {
+    const p = await project();
+    const parts = form(p.id, 'PO', { data: pdf('day') });
+    assert.equal((await send(poc, parts, 'daily')).status, 201);
+    assert.equal((await send(poc, parts, 'daily')).status, 201);
+    assert.equal((await recordsOf(p.id)).length, 1);
+    const yesterday = new Date(Date.now() - 24 * 3_600_000 - 1000).toISOString();
+    await svc.deps.database.db.updateTable('idempotency_keys').set({ created_at: yesterday }).where('key', '=', 'daily').execute();
+    assert.equal((await send(poc, parts, 'daily')).status, 201);
+    assert.equal((await recordsOf(p.id)).length, 2);
+  });
+
+  test('racing requests with one key store once; each answer is the first upload or 409 in progress', async () => {
+    const p = await project();
+    const parts = form(p.id, 'PO', { data: pdf(randomBytes(2 * 1024 * 1024)) });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => send(poc, parts, 'race')));
+    const created = answers.filter((a) => a.status === 201);
+    assert.ok(created.length >= 1);
+    for (const a of created) assert.deepEqual(a.body, created[0]!.body);
+    for (const a of answers.filter((x) => x.status !== 201)) assert.deepEqual([a.status, a.body], [409, { error: 'An upload with this Idempotency-Key is still in progress' }]);
+    assert.deepEqual(await recordsOf(p.id), [created[0]!.body.id]);
+    const later = await send(poc, parts, 'race');
+    assert.deepEqual([later.status, later.body], [201, created[0]!.body]);
+  });
+
+  test('two instances on one database: racing requests with one key store once', async () => {
+    const second = await startTestService({ sharedDatabase: svc.deps.config.database });
+    try {
+      const p = await project();
+      const parts = form(p.id, 'PO', { data: pdf(randomBytes(1024 * 1024)) });
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => send(poc, parts, 'two-instances', i % 2 ? second : svc)));
+      const created = answers.filter((a) => a.status === 201);
+      assert.ok(created.length >= 1, answers.map((a) => a.text).join('\n'));
+      for (const a of answers) assert.ok(a.status === 201 || a.status === 409, a.text);
+      assert.equal((await recordsOf(p.id)).length, 1);
+      const later = await send(poc, parts, 'two-instances', second);
+      assert.deepEqual([later.status, later.body], [201, created[0]!.body]);
+    } finally {
+      await second.close();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
@@ -18,6 +18,7 @@ import { cleanContentType, cleanFilename } from '../domain/documents.js';
 import { checkUploadFields } from '../domain/upload-policy.js';
 import { AppError, errors } from '../errors.js';
 import { admitType } from '../uploads/admit-type.js';
+import type { UploadRequestSummary } from '../uploads/idempotency.js';
 import { DocumentInspector } from '../uploads/inspect.js';
 
 type FieldName = 'projectId' | 'fileType';
@@ -123,6 +124,41 @@ export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Acto
     size: file!.received.bytes,
     ...file!.received.inspector.result(),
   });
+}
+
+/**
+ * What a POST /api/upload body asks for (the first projectId, fileType and file part, the file as
+ * its name and SHA-256), read to its end and stored nowhere: how a retry with an Idempotency-Key is
+ * compared with the request that made the upload.
+ */
+export async function readUploadRequest(req: FastifyRequest, max: number): Promise<UploadRequestSummary> {
+  const summary: UploadRequestSummary = {};
+  if (!req.isMultipart()) return summary;
+  let filePartSeen = false;
+  try {
+    for await (const part of req.parts({ limits: { fileSize: max + 1, fieldSize: 64 * 1024 } })) {
+      if (part.type === 'field') {
+        const name = part.fieldname as FieldName;
+        if ((name === 'projectId' || name === 'fileType') && !(name in summary)) summary[name] = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
+        continue;
+      }
+      if (part.fieldname !== 'file' || filePartSeen || !part.filename) {
+        filePartSeen ||= part.fieldname === 'file';
+        part.file.resume();
+        continue;
+      }
+      filePartSeen = true;
+      const hash = createHash('sha256');
+      await pipeline(part.file, new ByteCounter(max, () => {}), async (chunks: AsyncIterable<Buffer>) => {
+        for await (const chunk of chunks) hash.update(chunk);
+      });
+      summary.filename = cleanFilename(part.filename);
+      summary.sha256 = hash.digest('hex');
+    }
+  } catch (err) {
+    throw err instanceof AppError ? err : errors.malformedMultipart();
+  }
+  return summary;
 }
 
 const present = (v: string | undefined): v is string => v !== undefined && v.trim() !== '';
