@@ -14,6 +14,7 @@ import { registerBodyTimeouts } from './http/timeouts.js';
 import { activityRoutes } from './http/routes/activity.js';
 import { authRoutes } from './http/routes/auth.js';
 import type { App, RouteContext } from './http/routes/context.js';
+import { documentRoutes } from './http/routes/documents.js';
 import { fileRoutes } from './http/routes/files.js';
 import { healthRoutes } from './http/routes/health.js';
 import { projectRoutes } from './http/routes/projects.js';
@@ -126,7 +127,7 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const context: RouteContext = { deps, hooks: sessionHooks(app, deps) };
-  for (const routes of [authRoutes, teamRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, healthRoutes]) {
+  for (const routes of [authRoutes, teamRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, healthRoutes]) {
     await app.register(routes, context);
   }
   await app.register(webRoutes(options.webRoot));

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type FileStorage, type IncompleteWrite, type ListableStorage, type ObjectLocation, type StoredObject, ObjectExistsError, objectKey } from '../types.js';
+import { type FileStorage, type IncompleteWrite, type ListableStorage, type ObjectLocation, type StoredObject, ObjectExistsError, ObjectMissingError, objectKey } from '../types.js';
 
 /** Where bytes are written before they are complete: inside the root, so moving them is a rename on one file system. */
 const INCOMING = '.incoming';
@@ -41,6 +41,13 @@ export class LocalStorage implements FileStorage, ListableStorage {
       await fs.promises.rm(temporary, { force: true });
     }
     return { url: `${this.publicUrl}/files/${key.split('/').map(encodeURIComponent).join('/')}` };
+  }
+
+  async open({ key }: { key: string }): Promise<Readable> {
+    const handle = await fs.promises.open(this.pathOf(key), 'r').catch((err: NodeJS.ErrnoException) => {
+      throw err.code === 'ENOENT' ? new ObjectMissingError(key) : err;
+    });
+    return handle.createReadStream();
   }
 
   async remove(location: ObjectLocation): Promise<void> {

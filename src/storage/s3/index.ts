@@ -1,6 +1,7 @@
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
+  GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
@@ -11,7 +12,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
 import type { StorageConfig } from '../../config.js';
 import { dispositionFor } from '../../domain/documents.js';
-import { type FileStorage, type IncompleteWrite, type ListableStorage, type ObjectLocation, type StoredObject, ObjectExistsError, objectKey } from '../types.js';
+import { type FileStorage, type IncompleteWrite, type ListableStorage, type ObjectLocation, type StoredObject, ObjectExistsError, ObjectMissingError, objectKey } from '../types.js';
 
 type S3Settings = Extract<StorageConfig, { driver: 's3' }>;
 
@@ -71,6 +72,16 @@ export class S3Storage implements FileStorage, ListableStorage {
       throw failure(`S3 upload of ${key} failed`, err);
     }
     return { url: `${this.settings.publicUrl}/${key.split('/').map(encodeURIComponent).join('/')}` };
+  }
+
+  async open({ key }: { key: string }): Promise<Readable> {
+    try {
+      const got = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: key }));
+      return got.Body as Readable;
+    } catch (err) {
+      if (statusOf(err) === 404 || (err as { name?: string }).name === 'NoSuchKey') throw new ObjectMissingError(key);
+      throw failure(`S3 read of ${key} failed`, err);
+    }
   }
 
   async remove(location: ObjectLocation): Promise<void> {
