@@ -19,6 +19,7 @@ import { fileRoutes } from './http/routes/files.js';
 import { healthRoutes } from './http/routes/health.js';
 import { projectRoutes } from './http/routes/projects.js';
 import { realtimeRoutes } from './http/routes/realtime.js';
+import { resumableRoutes } from './http/routes/resumable.js';
 import { teamRoutes } from './http/routes/team.js';
 import { uploadRoutes } from './http/routes/upload.js';
 import { webRoutes } from './http/routes/web.js';
@@ -127,7 +128,7 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const context: RouteContext = { deps, hooks: sessionHooks(app, deps) };
-  for (const routes of [authRoutes, teamRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, healthRoutes]) {
+  for (const routes of [authRoutes, teamRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes]) {
     await app.register(routes, context);
   }
   await app.register(webRoutes(options.webRoot));

@@ -5,13 +5,10 @@
  * 415 and storing nothing, after the specification's checks.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Role, User } from '../src/domain/model.js';
+import { sha256sum } from './helpers/checksum.js';
 import { Client, type TestService, startTestService } from './helpers/service.js';
 import { type Part, assertNothingStoredSince, httpGet, multipart, postMultipart, storedState } from './helpers/upload.js';
 
@@ -20,18 +17,7 @@ interface Person {
   client: Client;
 }
 
-/** What the sha256sum command says of these bytes. */
-export function sha256sum(bytes: Buffer): string {
-  const file = path.join(os.tmpdir(), `sha256sum-${process.pid}-${randomBytes(4).toString('hex')}`);
-  fs.writeFileSync(file, bytes);
-  try {
-    return execFileSync('sha256sum', [file], { encoding: 'utf8' }).split(' ')[0]!;
-  } finally {
-    fs.rmSync(file, { force: true });
-  }
-}
-
-export function form(projectId: string, fileType: string, file: { data: Buffer; filename?: string; type?: string }, fileFirst = false): Part[] {
+function form(projectId: string, fileType: string, file: { data: Buffer; filename?: string; type?: string }, fileFirst = false): Part[] {
   const fields: Part[] = [
     { name: 'projectId', value: projectId },
     { name: 'fileType', value: fileType },

@@ -10,6 +10,7 @@ export interface Tables {
   activity_log: ActivityLogTable;
   login_failures: LoginFailuresTable;
   idempotency_keys: IdempotencyKeysTable;
+  resumable_uploads: ResumableUploadsTable;
 }
 
 /** SQLite answers 0/1 and PostgreSQL true/false; the data layer maps both to boolean. */
@@ -102,4 +103,21 @@ export interface LoginFailuresTable {
   key: string;
   failures: Generated<number>;
   window_started_at: string;
+}
+
+export interface ResumableUploadsTable {
+  /** The tus upload id (the last segment of its URL). */
+  id: string;
+  user_id: string;
+  project_id: string;
+  file_type: string;
+  filename: string;
+  content_type: string;
+  /** Set by the one request that runs the completion (the last PATCH; a repeated one finds it set). */
+  finishing_at: string | null;
+  file_upload_id: string | null;
+  /** The completion's refusal or failure, answered again by GET …/result. */
+  error_status: number | null;
+  error_message: string | null;
+  created_at: string;
 }

@@ -7,19 +7,17 @@ import type {} from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import {
   type PlacedDocument,
-  authorizeUpload,
   discardPlacedDocument,
-  placeDocument,
   recordDocument,
 } from '../actions/upload-document.js';
 import type { Deps } from '../deps.js';
 import type { Actor, DocumentType, FileUpload, Project } from '../domain/model.js';
 import { cleanContentType, cleanFilename } from '../domain/documents.js';
-import { checkUploadFields } from '../domain/upload-policy.js';
 import { AppError, errors } from '../errors.js';
-import { admitType } from '../uploads/admit-type.js';
 import type { UploadRequestSummary } from '../uploads/idempotency.js';
+import { checkUpload } from '../uploads/checks.js';
 import { DocumentInspector } from '../uploads/inspect.js';
+import { admitAndPlace } from '../uploads/place.js';
 
 type FieldName = 'projectId' | 'fileType';
 
@@ -80,11 +78,7 @@ export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Acto
 
       if (present(fields.projectId) && present(fields.fileType)) {
         const { project, type } = await authorize(deps, actor, true, fields);
-        const document = await received.into(async (body) => {
-          const detectedType = await body.detected;
-          admitType(deps.config.uploadAllowedTypes, file!.contentType, detectedType);
-          return placeDocument(deps, project.id, type, { ...file!, body, detectedType });
-        });
+        const document = await received.into(async (body) => admitAndPlace(deps, project.id, type, { ...file!, body, detectedType: await body.detected }));
         placed = { project, type, document };
       } else {
         spoolPath = path.join(deps.config.dataDir, 'tmp', `upload-${randomUUID()}`);
@@ -102,8 +96,7 @@ export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Acto
       const { project, type } = await authorize(deps, actor, file !== undefined, fields);
       const spooled = spoolPath!;
       const { detectedType } = file!.received.inspector.result();
-      admitType(deps.config.uploadAllowedTypes, file!.contentType, detectedType);
-      const document = await placeDocument(deps, project.id, type, { ...file!, body: fs.createReadStream(spooled), detectedType });
+      const document = await admitAndPlace(deps, project.id, type, { ...file!, body: fs.createReadStream(spooled), detectedType });
       placed = { project, type, document };
     }
   } catch (err) {
@@ -163,16 +156,8 @@ export async function readUploadRequest(req: FastifyRequest, max: number): Promi
 
 const present = (v: string | undefined): v is string => v !== undefined && v.trim() !== '';
 
-async function authorize(deps: Deps, actor: Actor, hasFile: boolean, fields: Partial<Record<FieldName, string>>) {
-  const checked = checkUploadFields({
-    hasFile,
-    projectId: present(fields.projectId) ? fields.projectId : undefined,
-    fileType: present(fields.fileType) ? fields.fileType : undefined,
-  });
-  if (checked instanceof AppError) throw checked;
-  const project = await authorizeUpload(deps, actor, checked.projectId, checked.fileType);
-  return { project, type: checked.fileType };
-}
+const authorize = (deps: Deps, actor: Actor, hasFile: boolean, fields: Partial<Record<FieldName, string>>) =>
+  checkUpload(deps, actor, { hasFile, projectId: fields.projectId, fileType: fields.fileType });
 
 /**
  * One file part of the body: counts its bytes, stops it past the limit, hashes them and recognises
@@ -220,12 +205,13 @@ class ReceivedFile {
   /** Streams the bytes through the size check into consume; maps a broken body to 400 and an oversize one to 413. */
   async into<T>(consume: (body: DocumentInspector) => Promise<T>): Promise<T> {
     const counter = new ByteCounter(this.max, (n) => (this.bytes = n));
-    counter.once('close', () => (this.#counterClosed = true));
+    // The stream the consumer reads (the inspector) or the counter before it: whichever closes first ends what the source's errors mean.
+    for (const stage of [counter, this.inspector]) stage.once('close', () => (this.#counterClosed = true));
     const feeding = pipeline(this.source, counter, this.inspector).catch(() => {});
     try {
       return await consume(this.inspector);
     } catch (err) {
-      this.inspector.destroy(); // a consumer that gave up must not leave the body stalled
+      counter.destroy(); // a consumer that gave up must not leave the body stalled (the pipeline ends the rest)
       if (err instanceof AppError) throw err;
       if (this.#sourceFailed) throw errors.malformedMultipart();
       throw err;

@@ -5,7 +5,8 @@ import type { Dialect } from '../index.js';
  * Documents you can trust (issue 13): each FileUpload keeps the SHA-256 of its bytes and the type
  * its first bytes show (null for records made before: their bytes were never hashed), and
  * `idempotency_keys` remembers, per user and key, which upload a POST /api/upload with an
- * Idempotency-Key made (null while the first request is still running).
+ * Idempotency-Key made (null while the first request is still running); `resumable_uploads` holds
+ * what a tus creation was checked for and, once finished, the FileUpload it made or the refusal.
  */
 export function documents(dialect: Dialect) {
   const ts = dialect === 'postgres' ? 'timestamptz' : 'text';
@@ -24,6 +25,21 @@ export function documents(dialect: Dialect) {
         .addPrimaryKeyConstraint('idempotency_keys_pk', ['user_id', 'key'])
         .execute();
       await db.schema.createIndex('idempotency_keys_created_at').on('idempotency_keys').column('created_at').execute();
+
+      await db.schema
+        .createTable('resumable_uploads')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('file_type', 'text', (c) => c.notNull())
+        .addColumn('filename', 'text', (c) => c.notNull())
+        .addColumn('content_type', 'text', (c) => c.notNull())
+        .addColumn('finishing_at', ts)
+        .addColumn('file_upload_id', 'text', (c) => c.references('file_uploads.id').onDelete('set null'))
+        .addColumn('error_status', 'integer')
+        .addColumn('error_message', 'text')
+        .addColumn('created_at', ts, (c) => c.notNull())
+        .execute();
     },
   };
 }
