@@ -60,8 +60,8 @@ export const servedInline = (declared: string, detected: string | null): boolean
  * space), after the WHATWG MIME Sniffing standard's "HTML", "XML" patterns, plus SVG. file-type
  * recognises binary formats only.
  */
-export function sniffMarkup(head: Buffer): string | null {
-  const text = head.subarray(0, 1024).toString('latin1').replace(/^(\xef\xbb\xbf|\xfe\xff|\xff\xfe)/, '').replace(/^[\t\n\f\r ]+/, '').toLowerCase();
+export function sniffMarkup(head: Uint8Array): string | null {
+  const text = new TextDecoder('latin1').decode(head.subarray(0, 1024)).replace(/^(\xef\xbb\xbf|\xfe\xff|\xff\xfe)/, '').replace(/^[\t\n\f\r ]+/, '').toLowerCase();
   if (text.startsWith('<?xml')) return /<svg[\s>]/.test(text) ? 'image/svg+xml' : 'application/xml';
   if (/^<svg[\s>/]/.test(text)) return 'image/svg+xml';
   if (/^<(!doctype html|html|head|script|iframe|h1|div|font|table|a|style|title|b|body|br|p|!--)[\s>]/.test(text)) return 'text/html';
