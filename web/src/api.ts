@@ -188,7 +188,13 @@ export function resumableUpload(projectId: string, fileType: DocumentType, file:
       upload = new tus.Upload(file, {
         endpoint: '/api/resumable-uploads',
         chunkSize: 5 * 1024 * 1024,
-        retryDelays: [0, 1000, 3000, 5000, 10000, 20000],
+        retryDelays: [0, 1000, 3000, 5000, 10000, 20000, 30000, 60000],
+        // tus-js-client gives up at once while the browser says it is offline; a phone on a bad
+        // link is offline for seconds at a time, so keep retrying (a refusal, 4xx, still ends it).
+        onShouldRetry: (err) => {
+          const status = (err as { originalResponse?: { getStatus(): number } | null }).originalResponse?.getStatus() ?? 0;
+          return status < 400 || status >= 500 || status === 409 || status === 423;
+        },
         metadata: { projectId, fileType, filename: file.name, filetype: file.type || 'application/octet-stream' },
         removeFingerprintOnSuccess: true,
         onProgress: (sent, total) => onProgress(sent, total),
