@@ -20,6 +20,6 @@ test('nulRefusal looks at params, then the query, then the body, and says which'
   assert.equal(nulRefusal({ params: { id: 'x' }, query: { q: 'y' }, body: { name: 'z' } }), null);
   assert.equal(nulRefusal({ params: { id: '\u0000' } })?.message, 'params.id must not contain NUL characters');
   assert.equal(nulRefusal({ query: { q: '\u0000' } })?.message, 'query.q must not contain NUL characters');
-  assert.equal(nulRefusal({ body: { name: 'a\u0000b' } })?.message, 'name must not contain NUL characters');
+  assert.equal(nulRefusal({ body: { name: 'a\u0000b' } })?.message, 'Name must not contain NUL characters');
   assert.equal(nulRefusal({ body: { name: 'a\u0000b' } })?.status, 400);
 });
