@@ -16,11 +16,13 @@ import { accountRoutes } from './http/routes/account.js';
 import { activityRoutes } from './http/routes/activity.js';
 import { authRoutes } from './http/routes/auth.js';
 import type { App, RouteContext } from './http/routes/context.js';
+import { documentRoutes } from './http/routes/documents.js';
 import { fileRoutes } from './http/routes/files.js';
 import { healthRoutes } from './http/routes/health.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { projectRoutes } from './http/routes/projects.js';
 import { realtimeRoutes } from './http/routes/realtime.js';
+import { resumableRoutes } from './http/routes/resumable.js';
 import { teamRoutes } from './http/routes/team.js';
 import { uploadRoutes } from './http/routes/upload.js';
 import { webRoutes } from './http/routes/web.js';
@@ -138,7 +140,7 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const context: RouteContext = { deps, hooks: sessionHooks(app, deps) };
-  for (const routes of [authRoutes, accountRoutes, teamRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, healthRoutes, metricsRoutes]) {
+  for (const routes of [authRoutes, accountRoutes, teamRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes]) {
     await app.register(routes, context);
   }
   await app.register(webRoutes(options.webRoot));

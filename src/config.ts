@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { type AllowedTypes, parseAllowedTypes } from './domain/content-types.js';
 
 /** Every setting of the service. Read from the environment once, at start-up, by {@link loadConfig}. */
 export interface Config {
@@ -10,6 +11,10 @@ export interface Config {
   storage: StorageConfig;
   realtime: RealtimeConfig;
   maxUploadBytes: number;
+  /** UPLOAD_ALLOWED_TYPES: types an upload may be (declared and detected); empty allows everything. */
+  uploadAllowedTypes: AllowedTypes;
+  /** RESUMABLE_UPLOAD_EXPIRY_HOURS: an unfinished resumable upload is removed this long after its creation. */
+  resumableExpiryMs: number;
   admin: { email: string; password: string; name: string } | null;
   sessionTtlHours: number;
   logLevel: string;
@@ -128,6 +133,8 @@ export function loadConfig(env: Env = process.env): Config {
     storage: parseStorage(env),
     realtime: parseRealtime(env),
     maxUploadBytes: integer(env, 'MAX_UPLOAD_BYTES', 100 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
+    uploadAllowedTypes: parseAllowedTypes(text(env, 'UPLOAD_ALLOWED_TYPES')),
+    resumableExpiryMs: integer(env, 'RESUMABLE_UPLOAD_EXPIRY_HOURS', 24, 1, 24 * 365) * 3_600_000,
     admin: adminEmail && adminPassword ? { email: adminEmail, password: adminPassword, name: text(env, 'ADMIN_NAME') ?? 'Administrator' } : null,
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 168, 1, 24 * 365),
     logLevel,

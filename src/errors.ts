@@ -38,6 +38,14 @@ export const errors = {
   malformedMultipart: error(400, 'Malformed multipart body'),
   fileTooLarge: (limit: number) => new AppError(413, `File is larger than the upload limit of ${formatBytes(limit)}`),
 
+  // documents (interface.md, additions of 2026-11-23)
+  typeNotAllowed: (type: string) => new AppError(415, `File type ${type} is not allowed`),
+  invalidIdempotencyKey: error(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters'),
+  idempotencyKeyReused: error(409, 'Idempotency-Key was already used for a different upload'),
+  idempotencyKeyInProgress: error(409, 'An upload with this Idempotency-Key is still in progress'),
+  resumableNotFound: error(404, 'Upload not found'),
+  resumableNotFinished: error(409, 'The upload is not finished'),
+
   // /api/team (specification 4.2, 4.3)
   teamFieldsRequired: error(400, 'Name, email and password are required'),
   emailExists: error(409, 'Email already exists'),

@@ -286,6 +286,11 @@ describe('GET /api/projects/:id', () => {
       uploadedById: f.uploadedById,
       uploadedByName,
       createdAt: f.createdAt,
+      // inserted without bytes: no checksum, no detected type (issue 13's fields are in test/documents.test.ts)
+      sha256: null,
+      detectedContentType: null,
+      contentTypeMismatch: false,
+      duplicateOf: null,
     });
     assert.deepEqual(files, [asJson(newer, poc.user.name), asJson(older, admin.user.name)]);
     assert.deepEqual(allowedActions, ['cancel']);

@@ -159,11 +159,21 @@ describe('operations', () => {
       '/api/activity': ['get'],
       '/api/dashboard/stats': ['get'],
       '/api/realtime': ['get'],
+      '/api/projects/{id}/documents.zip': ['get'],
+      '/api/resumable-uploads': ['post', 'options'],
+      '/api/resumable-uploads/{id}': ['head', 'patch', 'delete'],
+      '/api/resumable-uploads/{id}/result': ['get'],
     };
     for (const [path, methods] of Object.entries(expected)) {
       assert.ok(doc.paths[path], `paths has ${path}`);
       for (const m of methods) assert.ok(doc.paths[path][m], `${m.toUpperCase()} ${path}`);
     }
+    // issue 13: the file list's new fields, and the upload's Idempotency-Key and added answers
+    const file = JSON.stringify(doc.paths['/api/projects/{id}'].get.responses['200']);
+    for (const field of ['sha256', 'detectedContentType', 'contentTypeMismatch', 'duplicateOf']) assert.ok(file.includes(`"${field}"`), `the file list documents ${field}`);
+    const upload = doc.paths['/api/upload'].post;
+    assert.ok(upload.parameters.some((p: { name: string; in: string }) => p.name === 'idempotency-key' && p.in === 'header'), 'Idempotency-Key documented');
+    for (const status of ['409', '415']) assert.ok(upload.responses[status], `upload documents ${status}`);
     const actionParam = doc.paths['/api/projects/{id}/{action}'].post.parameters.find((p: { name: string }) => p.name === 'action');
     assert.deepEqual(actionParam.schema.enum, ['approve', 'reject', 'resubmit', 'submit-pi', 'verify-pi', 'reject-pi', 'start-printing', 'dispatch', 'deliver', 'cancel']);
   });

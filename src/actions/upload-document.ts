@@ -23,6 +23,8 @@ export interface IncomingDocument {
   contentType: string;
   /** The file's bytes; an error on this stream (size limit, broken body) fails the upload. */
   body: Readable;
+  /** What the first bytes are (uploads/inspect.ts): a store that keeps headers with the object serves active content as a download. */
+  detectedType?: string | null;
 }
 
 /** A document whose bytes are in storage but not yet recorded. */
@@ -42,7 +44,7 @@ export async function placeDocument(deps: Pick<Deps, 'store' | 'storage'>, proje
     const location: ObjectLocation = { folder, publicName: publicName(type, ms), extension };
     if (!(await deps.store.storageNames.reserve(objectKey(location), nowIso()))) continue;
     try {
-      const { url } = await deps.storage.put(location, doc.body, doc.contentType, doc.filename);
+      const { url } = await deps.storage.put(location, doc.body, doc.contentType, doc.filename, doc.detectedType ?? null);
       return { location, url };
     } catch (err) {
       // Left by an earlier deployment: keep the reservation and try the next name, unless the
@@ -75,7 +77,7 @@ export async function recordDocument(
   project: Project,
   type: DocumentType,
   placed: PlacedDocument,
-  doc: { filename: string; contentType: string; size: number },
+  doc: { filename: string; contentType: string; size: number; sha256: string; detectedType: string | null },
 ): Promise<FileUpload> {
   const now = nowIso();
   const record: FileUpload = {
@@ -89,6 +91,8 @@ export async function recordDocument(
     storageKey: objectKey(placed.location),
     uploadedById: actor.id,
     createdAt: now,
+    sha256: doc.sha256,
+    detectedType: doc.detectedType,
   };
   let recorded = false;
   try {

@@ -9,6 +9,7 @@ import { initial } from './migrations/001_initial.js';
 import { activitySeq } from './migrations/002_activity_seq.js';
 import { teamVersion } from './migrations/004_team_version.js';
 import { mail } from './migrations/006_mail.js';
+import { documents } from './migrations/007_documents.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -130,6 +131,7 @@ const migrations = (dialect: Dialect) => ({
   '002_activity_seq': activitySeq(dialect),
   '004_team_version': teamVersion(dialect),
   '006_mail': mail(dialect),
+  '007_documents': documents(dialect),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));

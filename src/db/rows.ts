@@ -77,6 +77,8 @@ export const toFileUpload = (r: Selectable<FileUploadsTable>): FileUpload => ({
   storageKey: r.storage_key,
   uploadedById: r.uploaded_by_id,
   createdAt: r.created_at,
+  sha256: r.sha256,
+  detectedType: r.detected_type,
 });
 
 export const toFileUploadWithNames = (r: Selectable<FileUploadsTable> & { uploaded_by_name: string | null }): FileUploadWithNames => ({

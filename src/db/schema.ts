@@ -13,6 +13,8 @@ export interface Tables {
   outbox: OutboxTable;
   email_optouts: EmailOptoutsTable;
   password_resets: PasswordResetsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  resumable_uploads: ResumableUploadsTable;
 }
 
 /** SQLite answers 0/1 and PostgreSQL true/false; the data layer maps both to boolean. */
@@ -67,6 +69,18 @@ export interface FileUploadsTable {
   content_type: string;
   storage_key: string;
   uploaded_by_id: string;
+  created_at: string;
+  /** Lower-case hex SHA-256 of the stored bytes, computed while they streamed (migration 007); null on older records. */
+  sha256: string | null;
+  /** The type the first bytes show (null: not recognised, or an older record). */
+  detected_type: string | null;
+}
+
+export interface IdempotencyKeysTable {
+  user_id: string;
+  key: string;
+  /** The upload the first request made; null while that request runs. */
+  file_upload_id: string | null;
   created_at: string;
 }
 
@@ -132,4 +146,21 @@ export interface PasswordResetsTable {
   created_at: string;
   expires_at: string;
   used_at: string | null;
+}
+
+export interface ResumableUploadsTable {
+  /** The tus upload id (the last segment of its URL). */
+  id: string;
+  user_id: string;
+  project_id: string;
+  file_type: string;
+  filename: string;
+  content_type: string;
+  /** Set by the one request that runs the completion (the last PATCH; a repeated one finds it set). */
+  finishing_at: string | null;
+  file_upload_id: string | null;
+  /** The completion's refusal or failure, answered again by GET …/result. */
+  error_status: number | null;
+  error_message: string | null;
+  created_at: string;
 }

@@ -61,6 +61,8 @@ function repositories({ db, dialect }: Database) {
     projects: projectsRepo(db, dialect),
     files: filesRepo(db),
     storageNames: storageNamesRepo(db),
+    idempotencyKeys: idempotencyKeysRepo(db),
+    resumableUploads: resumableUploadsRepo(db),
     activity: activityRepo(db, dialect),
     loginFailures: loginFailuresRepo(db),
     stats: statsRepo(db),
@@ -354,6 +356,8 @@ function filesRepo(db: DB) {
           storage_key: f.storageKey,
           uploaded_by_id: f.uploadedById,
           created_at: f.createdAt,
+          sha256: f.sha256,
+          detected_type: f.detectedType,
         })
         .execute();
     },
@@ -388,9 +392,109 @@ function filesRepo(db: DB) {
         .execute();
       return rows.map((r) => ({ id: r.id, projectId: r.project_id, storageKey: r.storage_key }));
     },
+    async findById(id: string): Promise<FileUpload | undefined> {
+      const row = await db.selectFrom('file_uploads').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toFileUpload(row);
+    },
     async findByStorageKey(key: string): Promise<FileUpload | undefined> {
       const row = await db.selectFrom('file_uploads').selectAll().where('storage_key', '=', key).executeTakeFirst();
       return row && toFileUpload(row);
+    },
+  };
+}
+
+/** One user's Idempotency-Key on POST /api/upload: the upload it made, or null while its first request runs. */
+export interface IdempotencyClaim {
+  fileUploadId: string | null;
+  createdAt: string;
+}
+
+function idempotencyKeysRepo(db: DB) {
+  return {
+    /**
+     * Claims (user, key) for a new request; false when a live claim holds it. A claim made before
+     * `expiredBefore` (24 h) no longer counts, nor does one still unfinished from before
+     * `abandonedBefore` (its request died with its process); either is replaced.
+     */
+    async claim(userId: string, key: string, now: string, expiredBefore: string, abandonedBefore: string): Promise<boolean> {
+      // Every user's expired keys go too (an index range on created_at): the table holds a day of keys.
+      await db.deleteFrom('idempotency_keys').where('created_at', '<', expiredBefore).execute();
+      await db
+        .deleteFrom('idempotency_keys')
+        .where('user_id', '=', userId)
+        .where('key', '=', key)
+        .where('file_upload_id', 'is', null)
+        .where('created_at', '<', abandonedBefore)
+        .execute();
+      const inserted = await db
+        .insertInto('idempotency_keys')
+        .values({ user_id: userId, key, file_upload_id: null, created_at: now })
+        .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
+        .executeTakeFirst();
+      return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
+    },
+    async find(userId: string, key: string): Promise<IdempotencyClaim | undefined> {
+      const row = await db.selectFrom('idempotency_keys').select(['file_upload_id', 'created_at']).where('user_id', '=', userId).where('key', '=', key).executeTakeFirst();
+      return row && { fileUploadId: row.file_upload_id, createdAt: row.created_at };
+    },
+    async complete(userId: string, key: string, fileUploadId: string): Promise<void> {
+      await db.updateTable('idempotency_keys').set({ file_upload_id: fileUploadId }).where('user_id', '=', userId).where('key', '=', key).execute();
+    },
+    /** Gives an unfinished claim up (its request failed), so a retry runs afresh. */
+    async release(userId: string, key: string): Promise<void> {
+      await db.deleteFrom('idempotency_keys').where('user_id', '=', userId).where('key', '=', key).where('file_upload_id', 'is', null).execute();
+    },
+  };
+}
+
+/** A tus upload as created (checks 1–7 passed) and, once finished, its outcome. */
+export interface ResumableUpload {
+  id: string;
+  userId: string;
+  projectId: string;
+  fileType: string;
+  filename: string;
+  contentType: string;
+  finishing: boolean;
+  fileUploadId: string | null;
+  error: { status: number; message: string } | null;
+}
+
+function resumableUploadsRepo(db: DB) {
+  return {
+    async insert(u: Omit<ResumableUpload, 'finishing' | 'fileUploadId' | 'error'>, now: string): Promise<void> {
+      await db
+        .insertInto('resumable_uploads')
+        .values({ id: u.id, user_id: u.userId, project_id: u.projectId, file_type: u.fileType, filename: u.filename, content_type: u.contentType, created_at: now })
+        .execute();
+    },
+    async find(id: string): Promise<ResumableUpload | undefined> {
+      const r = await db.selectFrom('resumable_uploads').selectAll().where('id', '=', id).executeTakeFirst();
+      return (
+        r && {
+          id: r.id,
+          userId: r.user_id,
+          projectId: r.project_id,
+          fileType: r.file_type,
+          filename: r.filename,
+          contentType: r.content_type,
+          finishing: r.finishing_at !== null,
+          fileUploadId: r.file_upload_id,
+          error: r.error_status !== null ? { status: Number(r.error_status), message: r.error_message ?? '' } : null,
+        }
+      );
+    },
+    /** True for the one caller that may run the completion. */
+    async claimFinish(id: string, now: string): Promise<boolean> {
+      const r = await db.updateTable('resumable_uploads').set({ finishing_at: now }).where('id', '=', id).where('finishing_at', 'is', null).executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+    async finished(id: string, outcome: { fileUploadId: string } | { status: number; message: string }): Promise<void> {
+      await db
+        .updateTable('resumable_uploads')
+        .set('fileUploadId' in outcome ? { file_upload_id: outcome.fileUploadId } : { error_status: outcome.status, error_message: outcome.message })
+        .where('id', '=', id)
+        .execute();
     },
   };
 }

@@ -1,3 +1,4 @@
+import { servedInline } from './content-types.js';
 import type { DocumentType } from './model.js';
 
 /** Every document's key starts with this; the reconciler looks at nothing else in a store. */
@@ -15,23 +16,12 @@ export function extensionOf(filename: string): string | null {
   return m?.[1] ?? null;
 }
 
-/** Types a browser shows inline without running anything; every other type is served as a download. */
-const INLINE_TYPES = new Set([
-  'application/pdf',
-  'image/png',
-  'image/jpeg',
-  'image/gif',
-  'image/webp',
-  'image/avif',
-  'image/bmp',
-  'text/plain',
-  'text/csv',
-]);
-
-/** Content-Disposition for a stored file: inline only for passive types, attachment for anything a browser could run or render as a page. */
-export function dispositionFor(contentType: string, filename: string): string {
-  const mime = contentType.split(';')[0]!.trim().toLowerCase();
-  const kind = INLINE_TYPES.has(mime) || mime.startsWith('audio/') || mime.startsWith('video/') ? 'inline' : 'attachment';
+/**
+ * Content-Disposition for a stored file: inline only for passive types, attachment for anything a
+ * browser could run or render as a page, by what was declared or by what the bytes are.
+ */
+export function dispositionFor(contentType: string, filename: string, detectedType: string | null = null): string {
+  const kind = servedInline(contentType, detectedType) ? 'inline' : 'attachment';
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }

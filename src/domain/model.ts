@@ -64,6 +64,10 @@ export interface FileUpload {
   storageKey: string;
   uploadedById: string;
   createdAt: string;
+  /** Lower-case hex SHA-256 of the bytes; null for records older than checksums. */
+  sha256: string | null;
+  /** The type the bytes show (file-type, or active text content); null when not recognised. */
+  detectedType: string | null;
 }
 
 export interface ActivityEntry {

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
@@ -7,16 +7,17 @@ import type {} from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import {
   type PlacedDocument,
-  authorizeUpload,
   discardPlacedDocument,
-  placeDocument,
   recordDocument,
 } from '../actions/upload-document.js';
 import type { Deps } from '../deps.js';
 import type { Actor, DocumentType, FileUpload, Project } from '../domain/model.js';
 import { cleanContentType, cleanFilename } from '../domain/documents.js';
-import { checkUploadFields } from '../domain/upload-policy.js';
 import { AppError, errors } from '../errors.js';
+import type { UploadRequestSummary } from '../uploads/idempotency.js';
+import { checkUpload } from '../uploads/checks.js';
+import { DocumentInspector } from '../uploads/inspect.js';
+import { admitAndPlace } from '../uploads/place.js';
 
 type FieldName = 'projectId' | 'fileType';
 
@@ -77,7 +78,7 @@ export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Acto
 
       if (present(fields.projectId) && present(fields.fileType)) {
         const { project, type } = await authorize(deps, actor, true, fields);
-        const document = await received.into((body) => placeDocument(deps, project.id, type, { ...file!, body }));
+        const document = await received.into(async (body) => admitAndPlace(deps, project.id, type, { ...file!, body, detectedType: await body.detected }));
         placed = { project, type, document };
       } else {
         spoolPath = path.join(deps.config.dataDir, 'tmp', `upload-${randomUUID()}`);
@@ -94,7 +95,8 @@ export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Acto
     if (!placed) {
       const { project, type } = await authorize(deps, actor, file !== undefined, fields);
       const spooled = spoolPath!;
-      const document = await placeDocument(deps, project.id, type, { ...file!, body: fs.createReadStream(spooled) });
+      const { detectedType } = file!.received.inspector.result();
+      const document = await admitAndPlace(deps, project.id, type, { ...file!, body: fs.createReadStream(spooled), detectedType });
       placed = { project, type, document };
     }
   } catch (err) {
@@ -113,25 +115,57 @@ export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Acto
     filename: file!.filename,
     contentType: file!.contentType,
     size: file!.received.bytes,
+    ...file!.received.inspector.result(),
   });
+}
+
+/**
+ * What a POST /api/upload body asks for (the first projectId, fileType and file part, the file as
+ * its name and SHA-256), read to its end and stored nowhere: how a retry with an Idempotency-Key is
+ * compared with the request that made the upload.
+ */
+export async function readUploadRequest(req: FastifyRequest, max: number): Promise<UploadRequestSummary> {
+  const summary: UploadRequestSummary = {};
+  if (!req.isMultipart()) return summary;
+  let filePartSeen = false;
+  try {
+    for await (const part of req.parts({ limits: { fileSize: max + 1, fieldSize: 64 * 1024 } })) {
+      if (part.type === 'field') {
+        const name = part.fieldname as FieldName;
+        if ((name === 'projectId' || name === 'fileType') && !(name in summary)) summary[name] = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
+        continue;
+      }
+      if (part.fieldname !== 'file' || filePartSeen || !part.filename) {
+        filePartSeen ||= part.fieldname === 'file';
+        part.file.resume();
+        continue;
+      }
+      filePartSeen = true;
+      const hash = createHash('sha256');
+      await pipeline(part.file, new ByteCounter(max, () => {}), async (chunks: AsyncIterable<Buffer>) => {
+        for await (const chunk of chunks) hash.update(chunk);
+      });
+      summary.filename = cleanFilename(part.filename);
+      summary.sha256 = hash.digest('hex');
+    }
+  } catch (err) {
+    throw err instanceof AppError ? err : errors.malformedMultipart();
+  }
+  return summary;
 }
 
 const present = (v: string | undefined): v is string => v !== undefined && v.trim() !== '';
 
-async function authorize(deps: Deps, actor: Actor, hasFile: boolean, fields: Partial<Record<FieldName, string>>) {
-  const checked = checkUploadFields({
-    hasFile,
-    projectId: present(fields.projectId) ? fields.projectId : undefined,
-    fileType: present(fields.fileType) ? fields.fileType : undefined,
-  });
-  if (checked instanceof AppError) throw checked;
-  const project = await authorizeUpload(deps, actor, checked.projectId, checked.fileType);
-  return { project, type: checked.fileType };
-}
+const authorize = (deps: Deps, actor: Actor, hasFile: boolean, fields: Partial<Record<FieldName, string>>) =>
+  checkUpload(deps, actor, { hasFile, projectId: fields.projectId, fileType: fields.fileType });
 
-/** One file part of the body: counts its bytes, stops it past the limit, and tells a broken body from a failing consumer. */
+/**
+ * One file part of the body: counts its bytes, stops it past the limit, hashes them and recognises
+ * their type on the way (the inspector), and tells a broken body from a failing consumer.
+ */
 class ReceivedFile {
   bytes = 0;
+  readonly inspector = new DocumentInspector();
   #sourceFailed = false;
   #counterClosed = false;
 
@@ -169,14 +203,15 @@ class ReceivedFile {
   }
 
   /** Streams the bytes through the size check into consume; maps a broken body to 400 and an oversize one to 413. */
-  async into<T>(consume: (body: Readable) => Promise<T>): Promise<T> {
+  async into<T>(consume: (body: DocumentInspector) => Promise<T>): Promise<T> {
     const counter = new ByteCounter(this.max, (n) => (this.bytes = n));
-    counter.once('close', () => (this.#counterClosed = true));
-    const feeding = pipeline(this.source, counter).catch(() => {});
+    // The stream the consumer reads (the inspector) or the counter before it: whichever closes first ends what the source's errors mean.
+    for (const stage of [counter, this.inspector]) stage.once('close', () => (this.#counterClosed = true));
+    const feeding = pipeline(this.source, counter, this.inspector).catch(() => {});
     try {
-      return await consume(counter);
+      return await consume(this.inspector);
     } catch (err) {
-      counter.destroy(); // a consumer that gave up must not leave the body stalled
+      counter.destroy(); // a consumer that gave up must not leave the body stalled (the pipeline ends the rest)
       if (err instanceof AppError) throw err;
       if (this.#sourceFailed) throw errors.malformedMultipart();
       throw err;

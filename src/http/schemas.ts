@@ -82,6 +82,22 @@ export const FileUpload = Type.Object({
   uploadedById: Type.String(),
   uploadedByName: NullableString({ description: "the uploader's name" }),
   createdAt: Type.String({ format: 'date-time' }),
+  sha256: NullableString({ description: 'lower-case hex SHA-256 of the stored bytes, computed while they streamed; null for documents stored before checksums' }),
+  detectedContentType: NullableString({ description: 'the type the first bytes show (null: not recognised); contentType is the declared one' }),
+  contentTypeMismatch: Type.Boolean({ description: 'the bytes were recognised as something other than the declared type' }),
+  duplicateOf: Type.Union(
+    [
+      Type.Object({
+        id: Type.String(),
+        filename: Type.String(),
+        type: enumOf(DOCUMENT_TYPES),
+        uploadedByName: NullableString(),
+        createdAt: Type.String({ format: 'date-time' }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'the first earlier document of this project with the same checksum, or null' },
+  ),
 });
 
 export const ProjectDetail = Type.Object({

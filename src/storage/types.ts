@@ -20,9 +20,15 @@ export interface FileStorage {
   /**
    * Streams body into a new object; resolves with its secure public URL once every byte is stored.
    * When the key is taken it rejects with ObjectExistsError, where it can before reading body.
-   * `filename` (the original name) is for stores that keep a download name with the object.
+   * `filename` (the original name) is for stores that keep a download name with the object, and
+   * `detectedType` (what the first bytes are) for those that keep its disposition too.
    */
-  put(location: ObjectLocation, body: Readable, contentType: string, filename?: string): Promise<{ url: string }>;
+  put(location: ObjectLocation, body: Readable, contentType: string, filename?: string, detectedType?: string | null): Promise<{ url: string }>;
+  /**
+   * Streams a stored document's bytes (the documents ZIP). Rejects with ObjectMissingError when
+   * the store does not hold it, before a byte is sent.
+   */
+  open(object: { key: string; url: string }): Promise<Readable>;
   /** Removes an object (used when an upload is refused or broken after bytes were written). */
   remove(location: ObjectLocation): Promise<void>;
   /** Throws when the store cannot be reached (readiness). */
@@ -65,5 +71,12 @@ export const isListable = (s: FileStorage): s is FileStorage & ListableStorage =
 export class ObjectExistsError extends Error {
   constructor(key: string) {
     super(`Storage object ${key} already exists`);
+  }
+}
+
+/** Raised by a driver's open() when the store does not hold the object. */
+export class ObjectMissingError extends Error {
+  constructor(key: string) {
+    super(`Storage object ${key} is missing`);
   }
 }

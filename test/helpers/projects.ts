@@ -42,6 +42,8 @@ export async function insertFile(svc: TestService, projectId: string, type: Docu
     storageKey: `print-orders/${projectId}/${type.toLowerCase()}/${id}.pdf`,
     uploadedById,
     createdAt,
+    sha256: null,
+    detectedType: null,
   };
   await svc.deps.store.files.insert(file);
   return file;

@@ -2,7 +2,7 @@
 import type { DocumentType, ProjectStatus, Role } from '../../src/domain/model';
 import type { ProjectAction } from '../../src/domain/project-lifecycle';
 import type { EmailCategory } from '../../src/mail/rules';
-import type { presentAccount, presentActivity, presentFile, presentProject, presentSessionUser, presentTeamMember } from '../../src/presenters';
+import type { presentAccount, presentActivity, presentFiles, presentProject, presentSessionUser, presentTeamMember } from '../../src/presenters';
 
 // The enumerations and action names are the service's own, so a new status or type reaches the app by itself.
 export { DOCUMENT_TYPES, PROJECT_STATUSES, ROLES } from '../../src/domain/model';
@@ -12,7 +12,7 @@ export type { ProjectAction } from '../../src/domain/project-lifecycle';
 // The answers' shapes are the presenters' own (src/presenters), so the app and the API cannot drift apart.
 export type SessionUser = ReturnType<typeof presentSessionUser>;
 export type Project = ReturnType<typeof presentProject>;
-export type FileUpload = ReturnType<typeof presentFile>;
+export type FileUpload = ReturnType<typeof presentFiles>[number];
 export type ActivityEntry = ReturnType<typeof presentActivity>;
 export type TeamMember = ReturnType<typeof presentTeamMember>;
 export type Account = ReturnType<typeof presentAccount>;
@@ -148,7 +148,8 @@ export interface Upload {
  * POST /api/upload with XMLHttpRequest, for its upload progress events. projectId and fileType go
  * before the file, so the service checks them at the file's first byte and refuses at once.
  */
-export function uploadDocument(projectId: string, fileType: DocumentType, file: File, onProgress: (loaded: number, total: number) => void): Upload {
+export function uploadDocument(projectId: string, fileType: DocumentType, file: File, onProgress: (loaded: number, total: number) => void, idempotencyKey?: string): Upload {
+  if (file.size >= RESUMABLE_FROM_BYTES) return resumableUpload(projectId, fileType, file, onProgress);
   const xhr = new XMLHttpRequest();
   const done = new Promise<{ id: string; url: string; filename: string; size: number }>((resolve, reject) => {
     const form = new FormData();
@@ -157,6 +158,8 @@ export function uploadDocument(projectId: string, fileType: DocumentType, file: 
     form.append('file', file, file.name);
     xhr.open('POST', '/api/upload');
     xhr.setRequestHeader('accept', 'application/json');
+    // One key per chosen file: a retry after a lost answer gets the first answer instead of a second copy.
+    if (idempotencyKey) xhr.setRequestHeader('idempotency-key', idempotencyKey);
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable) onProgress(e.loaded, e.total);
     };
@@ -176,4 +179,75 @@ export function uploadDocument(projectId: string, fileType: DocumentType, file: 
     xhr.send(form);
   });
   return { done, abort: () => xhr.abort() };
+}
+
+/** Files from this size go up resumably (tus): a dropped connection or a reloaded page continues where it stopped. */
+export const RESUMABLE_FROM_BYTES = 20 * 1024 * 1024;
+
+/**
+ * A resumable upload (tus 1.0, /api/resumable-uploads) with tus-js-client: 5 MiB chunks, retried
+ * with back-off; tus-js-client remembers the upload's URL by the file's fingerprint (localStorage),
+ * so choosing the same file after a reload continues from the offset the service holds.
+ */
+export function resumableUpload(projectId: string, fileType: DocumentType, file: File, onProgress: (loaded: number, total: number) => void): Upload {
+  let upload: import('tus-js-client').Upload | undefined;
+  let aborted = false;
+  const done = (async () => {
+    const tus = await import('tus-js-client');
+    const url = await new Promise<string>((resolve, reject) => {
+      upload = new tus.Upload(file, {
+        endpoint: '/api/resumable-uploads',
+        chunkSize: 5 * 1024 * 1024,
+        retryDelays: [0, 1000, 3000, 5000, 10000, 20000, 30000, 60000],
+        // tus-js-client gives up at once while the browser says it is offline; a phone on a bad
+        // link is offline for seconds at a time, so keep retrying (a refusal, 4xx, still ends it).
+        onShouldRetry: (err) => {
+          const status = (err as { originalResponse?: { getStatus(): number } | null }).originalResponse?.getStatus() ?? 0;
+          return status < 400 || status >= 500 || status === 409 || status === 423;
+        },
+        metadata: { projectId, fileType, filename: file.name, filetype: file.type || 'application/octet-stream' },
+        removeFingerprintOnSuccess: true,
+        onProgress: (sent, total) => onProgress(sent, total),
+        onSuccess: () => resolve(upload!.url!),
+        onError: (err) => {
+          const res = (err as { originalResponse?: { getStatus(): number; getBody(): string } | null }).originalResponse;
+          if (!res) return reject(new ApiError(0, 'The upload was interrupted: the service could not be reached. Choose the same file again to continue.'));
+          let body: unknown;
+          try {
+            body = JSON.parse(res.getBody());
+          } catch {
+            body = undefined;
+          }
+          reject(errorOf(res.getStatus(), body, null));
+        },
+      });
+      if (aborted) return reject(new ApiError(0, 'The upload was cancelled.'));
+      void upload.findPreviousUploads().then((previous) => {
+        if (previous[0]) upload!.resumeFromPreviousUpload(previous[0]);
+        upload!.start();
+      });
+    });
+    return request<{ id: string; url: string; filename: string; size: number }>('GET', `${new URL(url, location.href).pathname}/result`);
+  })();
+  return {
+    done,
+    abort: () => {
+      aborted = true;
+      void upload?.abort();
+    },
+  };
+}
+
+/** Files up to this size are checksummed in the browser before sending (Web Crypto digests one buffer). */
+export const CHECKSUM_UP_TO_BYTES = 64 * 1024 * 1024;
+
+/** SHA-256 of a file as lower-case hex, read in 4 MiB slices; null past CHECKSUM_UP_TO_BYTES or without Web Crypto (plain http off localhost). */
+export async function sha256OfFile(file: File): Promise<string | null> {
+  if (file.size > CHECKSUM_UP_TO_BYTES || !globalThis.crypto?.subtle) return null;
+  const bytes = new Uint8Array(file.size);
+  for (let offset = 0; offset < file.size; offset += 4 * 1024 * 1024) {
+    bytes.set(new Uint8Array(await file.slice(offset, offset + 4 * 1024 * 1024).arrayBuffer()), offset);
+  }
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 }

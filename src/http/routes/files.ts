@@ -20,7 +20,7 @@ export async function fileRoutes(app: App, { deps }: RouteContext) {
         tags: ['documents'],
         summary: 'A stored document (local storage driver): the `url` an upload answered',
         description:
-          'Public. Content-Type as uploaded, X-Content-Type-Options: nosniff, Content-Security-Policy: sandbox, Content-Disposition attachment for anything but passive types. Range requests and ETags work.',
+          'Public. Content-Type as uploaded, X-Content-Type-Options: nosniff, Content-Security-Policy: sandbox, Content-Disposition attachment for anything but passive types, by declared type and by what the bytes are. Range requests and ETags work.',
         security: [],
       },
     },
@@ -31,7 +31,7 @@ export async function fileRoutes(app: App, { deps }: RouteContext) {
       reply.header('content-type', file.contentType);
       reply.header('x-content-type-options', 'nosniff');
       reply.header('content-security-policy', "sandbox; default-src 'none'");
-      reply.header('content-disposition', dispositionFor(file.contentType, file.filename));
+      reply.header('content-disposition', dispositionFor(file.contentType, file.filename, file.detectedType));
       reply.header('cache-control', 'public, max-age=31536000, immutable');
       return reply.sendFile(key, { dotfiles: 'deny', contentType: false, cacheControl: false });
     },

@@ -3,7 +3,7 @@ import { createProject, editProjectDetails, getProject, listProjects, patchProje
 import { APPROVAL_STATUSES, DOCUMENT_TYPES, PROJECT_STATUSES, type Actor, type ApprovalStatus, type Project as ProjectModel } from '../../domain/model.js';
 import { PROJECT_ACTIONS, type ProjectAction, availableActions, decideDetailsEdit } from '../../domain/project-lifecycle.js';
 import { uploadRefusal } from '../../domain/upload-policy.js';
-import { presentFile, presentProject } from '../../presenters/index.js';
+import { presentFiles, presentProject } from '../../presenters/index.js';
 import { actorOf } from '../session.js';
 import { IdParams, Limit, NullableString, Project, ProjectDetail, errorRef, pageOf } from '../schemas.js';
 import type { App, RouteContext } from './context.js';
@@ -69,7 +69,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
     async (req) => {
       const actor = actorOf(req);
       const { project, files } = await getProject(deps, actor, req.params.id);
-      return { ...presentProject(project), files: files.map(presentFile), ...permissions(actor, project) };
+      return { ...presentProject(project), files: presentFiles(files), ...permissions(actor, project) };
     },
   );
 

@@ -2,7 +2,8 @@ import multipart from '@fastify/multipart';
 import { Type } from '@fastify/type-provider-typebox';
 import { errors } from '../../errors.js';
 import { presentUpload } from '../../presenters/index.js';
-import { receiveUpload } from '../receive-upload.js';
+import { idempotencyKeyOf, uploadOnce } from '../../uploads/idempotency.js';
+import { readUploadRequest, receiveUpload } from '../receive-upload.js';
 import { actorOf } from '../session.js';
 import { UploadResult, errorRef } from '../schemas.js';
 import { type App, type RouteContext, documentationOnly } from './context.js';
@@ -30,19 +31,32 @@ export async function uploadRoutes(app: App, { deps, hooks }: RouteContext) {
         tags: ['documents'],
         summary: 'Upload a project document (PO, CHALLAN or INVOICE)',
         description:
-          'multipart/form-data with fields projectId, fileType and the part "file". Send projectId and fileType before the file so a refused upload is answered at its first byte.',
+          'multipart/form-data with fields projectId, fileType and the part "file". Send projectId and fileType before the file so a refused upload is answered at its first byte. ' +
+          'Optional header Idempotency-Key (1–255 visible ASCII characters): a retry with the same key by the same user within 24 h answers the first upload again and stores nothing; ' +
+          'the same key with a different project, type, file name or file is 409, as is a retry while the first request still runs. ' +
+          'UPLOAD_ALLOWED_TYPES, when set, refuses other types (declared or recognised by the first bytes) with 415 after the checks of specification 4.1.',
         consumes: ['multipart/form-data'],
         body: Type.Object({
           projectId: Type.String(),
           fileType: Type.Union([Type.Literal('PO'), Type.Literal('CHALLAN'), Type.Literal('INVOICE')]),
           file: Type.String({ format: 'binary' }),
         }),
-        response: { 201: UploadResult, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 413: errorRef, 500: errorRef },
+        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
+        response: { 201: UploadResult, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef, 413: errorRef, 415: errorRef, 500: errorRef },
       },
       validatorCompiler: documentationOnly,
     },
     async (req, reply) => {
-      const file = await receiveUpload(req, deps, actorOf(req));
+      const actor = actorOf(req);
+      let key: string | undefined;
+      try {
+        key = idempotencyKeyOf(req.headers['idempotency-key']);
+      } catch (err) {
+        req.raw.resume(); // answered before the body: read and drop it, as receiveUpload does
+        throw err;
+      }
+      const receive = () => receiveUpload(req, deps, actor);
+      const file = key === undefined ? await receive() : await uploadOnce(deps, actor, key, receive, () => readUploadRequest(req, deps.config.maxUploadBytes));
       deps.metrics?.uploadBytes.inc({ type: file.type }, file.size);
       deps.metrics?.uploadDuration.observe({ type: file.type }, reply.elapsedTime / 1000);
       return reply.code(201).send(presentUpload(file));

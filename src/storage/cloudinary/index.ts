@@ -1,10 +1,10 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { Readable, Writable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type UploadApiOptions, type UploadApiResponse, v2 as cloudinary } from 'cloudinary';
 import type { StorageConfig } from '../../config.js';
-import { type FileStorage, type ObjectLocation, ObjectExistsError, objectKey } from '../types.js';
+import { type FileStorage, type ObjectLocation, ObjectExistsError, ObjectMissingError, objectKey } from '../types.js';
 
 type CloudinarySettings = Extract<StorageConfig, { driver: 'cloudinary' }>;
 
@@ -74,6 +74,21 @@ export class CloudinaryStorage implements FileStorage {
     if (result.existing) throw new ObjectExistsError(key);
     this.remember(key, { publicId: result.public_id, resourceType: result.resource_type });
     return { url: result.secure_url };
+  }
+
+  /** Cloudinary has no read API for an asset's bytes: they are fetched from its secure URL, as anyone would. */
+  async open({ key, url }: { key: string; url: string }): Promise<Readable> {
+    // Bounded until the answer's headers arrive; the body then streams at the reader's pace.
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new Error('no answer within 10 s')), 10_000);
+    const res = await fetch(url, { signal: abort.signal })
+      .catch((err: unknown) => {
+        throw new Error(`Cloudinary read of ${key} failed: ${describe(err)}`);
+      })
+      .finally(() => clearTimeout(timer));
+    if (res.status === 404) throw new ObjectMissingError(key);
+    if (!res.ok || !res.body) throw new Error(`Cloudinary read of ${key} failed: HTTP ${res.status}`);
+    return Readable.fromWeb(res.body as import('node:stream/web').ReadableStream);
   }
 
   async remove(location: ObjectLocation): Promise<void> {

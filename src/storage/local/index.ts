@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type FileStorage, type IncompleteWrite, type ListableStorage, type ObjectLocation, type StoredObject, ObjectExistsError, objectKey } from '../types.js';
+import { type FileStorage, type IncompleteWrite, type ListableStorage, type ObjectLocation, type StoredObject, ObjectExistsError, ObjectMissingError, objectKey } from '../types.js';
 
 /** Chunks that arrive while a write is on the thread pool go out together (writev): one trip instead of one per 64 KiB. */
 const WRITE_BUFFER_BYTES = 1024 * 1024;
@@ -64,6 +64,13 @@ export class LocalStorage implements FileStorage, ListableStorage {
     if (this.#folders.has(folder) && !again) return;
     await fs.promises.mkdir(folder, { recursive: true });
     this.#folders.add(folder);
+  }
+
+  async open({ key }: { key: string }): Promise<Readable> {
+    const handle = await fs.promises.open(this.pathOf(key), 'r').catch((err: NodeJS.ErrnoException) => {
+      throw err.code === 'ENOENT' ? new ObjectMissingError(key) : err;
+    });
+    return handle.createReadStream();
   }
 
   async remove(location: ObjectLocation): Promise<void> {

@@ -1,6 +1,7 @@
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
+  GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
@@ -11,7 +12,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
 import type { StorageConfig } from '../../config.js';
 import { dispositionFor } from '../../domain/documents.js';
-import { type FileStorage, type IncompleteWrite, type ListableStorage, type ObjectLocation, type StoredObject, ObjectExistsError, objectKey } from '../types.js';
+import { type FileStorage, type IncompleteWrite, type ListableStorage, type ObjectLocation, type StoredObject, ObjectExistsError, ObjectMissingError, objectKey } from '../types.js';
 
 type S3Settings = Extract<StorageConfig, { driver: 's3' }>;
 
@@ -42,7 +43,7 @@ export class S3Storage implements FileStorage, ListableStorage {
     });
   }
 
-  async put(location: ObjectLocation, body: Readable, contentType: string, filename?: string): Promise<{ url: string }> {
+  async put(location: ObjectLocation, body: Readable, contentType: string, filename?: string, detectedType?: string | null): Promise<{ url: string }> {
     const key = objectKey(location);
     // Many S3-compatible stores ignore If-None-Match; asking first also refuses before a byte is read.
     if (await this.exists(key)) throw new ObjectExistsError(key);
@@ -55,7 +56,7 @@ export class S3Storage implements FileStorage, ListableStorage {
         Key: key,
         Body: body,
         ContentType: contentType,
-        ContentDisposition: filename ? dispositionFor(contentType, filename) : undefined,
+        ContentDisposition: filename ? dispositionFor(contentType, filename, detectedType ?? null) : undefined,
         // Never overwritten, so caches may keep it.
         CacheControl: 'public, max-age=31536000, immutable',
         // lib-storage passes it on to PutObject and to CompleteMultipartUpload alike.
@@ -71,6 +72,16 @@ export class S3Storage implements FileStorage, ListableStorage {
       throw failure(`S3 upload of ${key} failed`, err);
     }
     return { url: `${this.settings.publicUrl}/${key.split('/').map(encodeURIComponent).join('/')}` };
+  }
+
+  async open({ key }: { key: string }): Promise<Readable> {
+    try {
+      const got = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: key }));
+      return got.Body as Readable;
+    } catch (err) {
+      if (statusOf(err) === 404 || (err as { name?: string }).name === 'NoSuchKey') throw new ObjectMissingError(key);
+      throw failure(`S3 read of ${key} failed`, err);
+    }
   }
 
   async remove(location: ObjectLocation): Promise<void> {

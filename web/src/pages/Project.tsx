@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type DragEvent, type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'wouter';
-import { ApiError, DOCUMENT_TYPES, type DocumentType, type ProjectAction, type ProjectDetail, type Upload, api, uploadDocument } from '../api';
+import { ApiError, DOCUMENT_TYPES, type DocumentType, type FileUpload, type ProjectAction, type ProjectDetail, type Upload, api, sha256OfFile, uploadDocument } from '../api';
 import { ActivityList, ErrorMessage, Field, PageTitle, QueryError, StatusBadge, placeError } from '../components';
 import { MAX_LENGTH } from '../../../src/domain/limits';
 import { ACTION_LABELS, DOCUMENT_AS, DOCUMENT_LABELS, PI_LABELS, STAGE_LABELS, formatBytes, formatDateTime, personName, stageOf, uploadBlocker } from '../format';
@@ -297,6 +297,13 @@ function Documents({ project: p }: { project: ProjectDetail }) {
   return (
     <section className="card" aria-labelledby="documents-title">
       <h2 id="documents-title">Documents</h2>
+      {p.files.length > 0 && (
+        <p>
+          <a className="button secondary" href={`/api/projects/${encodeURIComponent(p.id)}/documents.zip`} download data-testid="download-all">
+            Download all as ZIP
+          </a>
+        </p>
+      )}
       {DOCUMENT_TYPES.map((type) => {
         const files = p.files.filter((f) => f.type === type);
         return (
@@ -315,7 +322,24 @@ function Documents({ project: p }: { project: ProjectDetail }) {
                     </a>
                     <span className="muted small-text">
                       {[formatBytes(f.size), personName(f.uploadedById, f.uploadedByName, me)].filter(Boolean).join(' · ')} · <time dateTime={f.createdAt}>{formatDateTime(f.createdAt)}</time>
+                      {f.sha256 && (
+                        <>
+                          {' · '}
+                          <Checksum sha256={f.sha256} />
+                        </>
+                      )}
                     </span>
+                    {f.duplicateOf && (
+                      <span className="small-text warning" data-testid="duplicate-note">
+                        Same file as {f.duplicateOf.filename} uploaded on <time dateTime={f.duplicateOf.createdAt}>{formatDateTime(f.duplicateOf.createdAt)}</time>
+                        {f.duplicateOf.uploadedByName ? ` by ${f.duplicateOf.uploadedByName}` : ''}
+                      </span>
+                    )}
+                    {me.role === 'ADMIN' && f.contentTypeMismatch && (
+                      <span className="small-text warning" data-testid="type-mismatch">
+                        Declared as {f.contentType}, but its content is {f.detectedContentType}
+                      </span>
+                    )}
                   </li>
                 ))}
               </ul>
@@ -326,6 +350,32 @@ function Documents({ project: p }: { project: ProjectDetail }) {
     </section>
   );
 }
+
+/** A checksum in short form; the button copies the whole of it. */
+function Checksum({ sha256 }: { sha256: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <span className="checksum">
+      <abbr title={`SHA-256 ${sha256}`}>SHA-256 {sha256.slice(0, 12)}…</abbr>{' '}
+      <button
+        type="button"
+        className="link-button"
+        aria-label={`Copy the SHA-256 checksum ${sha256}`}
+        onClick={() =>
+          void navigator.clipboard?.writeText(sha256).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          )
+        }
+      >
+        {copied ? 'Copied' : 'Copy'}
+      </button>
+    </span>
+  );
+}
+
+/** The first document of the project with these bytes, if any. */
+const sameBytes = (files: FileUpload[], sha256: string | null) => (sha256 ? [...files].reverse().find((f) => f.sha256 === sha256) : undefined);
 
 type Progress = { loaded: number; total: number; filename: string };
 
@@ -347,6 +397,9 @@ function UploadArea({ project: p }: { project: ProjectDetail }) {
   const [uploading, setUploading] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [uploaded, setUploaded] = useState<string | null>(null);
+  // Per chosen file: the key that makes a retry safe, its checksum, and whether a duplicate was confirmed.
+  const [chosen, setChosen] = useState<{ key: string; sha256: Promise<string | null>; confirmed: boolean } | null>(null);
+  const [duplicate, setDuplicate] = useState<FileUpload | null>(null);
 
   useEffect(() => () => uploadRef.current?.abort(), []);
 
@@ -367,6 +420,8 @@ function UploadArea({ project: p }: { project: ProjectDetail }) {
     }
     setFile(f ?? null);
     setError(null);
+    setDuplicate(null);
+    setChosen(f ? { key: crypto.randomUUID?.() ?? `${Date.now()}-${Math.random()}`, sha256: sha256OfFile(f).catch(() => null), confirmed: false } : null);
   };
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
@@ -375,21 +430,29 @@ function UploadArea({ project: p }: { project: ProjectDetail }) {
     choose(e.dataTransfer.files[0]);
   };
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = async (e?: FormEvent, confirmed = chosen?.confirmed ?? false) => {
+    e?.preventDefault();
     if (!type || !file || uploading) return;
+    // The same bytes are in this project already: ask before sending them again.
+    const earlier = confirmed ? undefined : sameBytes(p.files, await (chosen?.sha256 ?? Promise.resolve(null)));
+    if (earlier) {
+      setDuplicate(earlier);
+      return;
+    }
+    setDuplicate(null);
     setError(null);
     setUploaded(null);
     setUploading(true);
     setProgress({ loaded: 0, total: file.size, filename: file.name });
     const seenAt = p.updatedAt;
-    const upload = uploadDocument(p.id, type, file, (loaded, total) => setProgress({ loaded, total, filename: file.name }));
+    const upload = uploadDocument(p.id, type, file, (loaded, total) => setProgress({ loaded, total, filename: file.name }), chosen?.key);
     uploadRef.current = upload;
     try {
       const result = await upload.done;
       setProgress((cur) => (cur ? { ...cur, loaded: cur.total } : cur));
       setUploaded(`${result.filename} (${formatBytes(result.size)}) is uploaded as ${DOCUMENT_AS[type]}.`);
       setFile(null);
+      setChosen(null);
       if (inputRef.current) inputRef.current.value = '';
     } catch (err) {
       setProgress(null);
@@ -483,6 +546,29 @@ function UploadArea({ project: p }: { project: ProjectDetail }) {
           </>
         )}
 
+        {duplicate && file && (
+          <div className="notice" role="alert" data-testid="duplicate-question">
+            <p>
+              {file.name} is the same file as {duplicate.filename}, uploaded on {formatDateTime(duplicate.createdAt)}
+              {duplicate.uploadedByName ? ` by ${duplicate.uploadedByName}` : ''}. Upload it again?
+            </p>
+            <div className="button-row">
+              <button
+                type="button"
+                className="primary"
+                onClick={() => {
+                  setChosen((c) => c && { ...c, confirmed: true });
+                  void submit(undefined, true);
+                }}
+              >
+                Upload again
+              </button>
+              <button type="button" className="secondary" onClick={() => choose(null)}>
+                Don’t upload
+              </button>
+            </div>
+          </div>
+        )}
         {progress && (
           <div className="progress">
             <label htmlFor="upload-progress">

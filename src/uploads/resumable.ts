@@ -1,0 +1,152 @@
+import fs from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { FileStore } from '@tus/file-store';
+import { Metadata, Server } from '@tus/server';
+import { recordDocument } from '../actions/upload-document.js';
+import type { Deps } from '../deps.js';
+import { cleanContentType, cleanFilename } from '../domain/documents.js';
+import type { Actor, FileUpload } from '../domain/model.js';
+import type { ResumableUpload } from '../db/store.js';
+import { AppError, errors } from '../errors.js';
+import { newId } from '../ids.js';
+import { admitType } from './admit-type.js';
+import { checkUpload } from './checks.js';
+import { DocumentInspector } from './inspect.js';
+import { admitAndPlace } from './place.js';
+
+export const RESUMABLE_PATH = '/api/resumable-uploads';
+
+/** What a creation request asked for, once checks 1–7 passed (handed from the route to the tus hook). */
+interface CheckedCreation {
+  projectId: string;
+  fileType: string;
+  filename: string;
+  contentType: string;
+}
+
+/** The session's actor (and, on a creation, what was checked) of a request the tus server is handling. */
+const requests = new WeakMap<IncomingMessage, { actor: Actor; created?: CheckedCreation }>();
+
+type TusRequest = { runtime?: { node?: { req: IncomingMessage } } };
+const contextOf = (req: unknown) => {
+  const node = (req as TusRequest).runtime?.node?.req;
+  const context = node && requests.get(node);
+  if (!context) throw new Error('resumable upload request without its session');
+  return context;
+};
+
+/** A refusal as the tus server sends it: our status and `{"error": …}` body. */
+const tusError = (status: number, message: string) => ({ status_code: status, body: JSON.stringify({ error: message }) });
+
+/**
+ * Resumable uploads with the tus 1.0 protocol (@tus/server with a file store under
+ * DATA_DIR/resumable). The service's own route checks each request first (session, checks 1–7 on
+ * creation, ownership afterwards) and hands it over with `handle`; completion runs the same steps as
+ * POST /api/upload (uploads/place.ts, recordDocument) on the assembled file.
+ */
+export function createResumableUploads(deps: Deps, log: { error(obj: object, msg: string): void }) {
+  const directory = path.join(deps.config.dataDir, 'resumable');
+  const datastore = new FileStore({ directory, expirationPeriodInMilliseconds: deps.config.resumableExpiryMs });
+
+  const server = new Server({
+    path: RESUMABLE_PATH,
+    datastore,
+    maxSize: deps.config.maxUploadBytes,
+    relativeLocation: true,
+    // Same origin only (the web app): no CORS headers.
+    allowedOrigins: [],
+    disableTerminationForFinishedUploads: true,
+    namingFunction: () => newId(),
+    onUploadCreate: async (req, upload) => {
+      const { actor, created } = contextOf(req);
+      if (!created) throw new Error('creation without its checks');
+      await deps.store.resumableUploads.insert({ id: upload.id, userId: actor.id, ...created }, new Date().toISOString());
+      return {};
+    },
+    onUploadFinish: async (req, upload) => {
+      const { actor } = contextOf(req);
+      const row = await deps.store.resumableUploads.find(upload.id);
+      // A repeated last PATCH (its answer was lost) finds the completion done or under way.
+      if (!row || !(await deps.store.resumableUploads.claimFinish(upload.id, new Date().toISOString()))) return {};
+      try {
+        const file = await completeResumable(deps, actor, row, path.join(directory, upload.id), upload.offset);
+        await deps.store.resumableUploads.finished(upload.id, { fileUploadId: file.id });
+        await datastore.remove(upload.id).catch((err: unknown) => log.error({ err }, 'could not remove a finished resumable upload'));
+        return {};
+      } catch (err) {
+        const refusal = err instanceof AppError;
+        const status = refusal ? err.status : 500;
+        const message = refusal ? err.message : (err as Error)?.message || 'Upload failed';
+        if (!refusal) log.error({ err }, 'resumable upload completion failed');
+        await deps.store.resumableUploads.finished(upload.id, { status, message }).catch(() => {});
+        // Refused or failed: the assembled bytes are not kept (a failure after step 8 is not undone, as specified).
+        await datastore.remove(upload.id).catch(() => {});
+        throw tusError(status, message);
+      }
+    },
+  });
+
+  return {
+    server,
+    /** Specification 4.1 checks 1–7 (and the size and type rules) on a creation, before a byte is accepted; throws the refusal. */
+    async checkCreation(raw: IncomingMessage, actor: Actor): Promise<void> {
+      const meta = parseMetadata(raw.headers['upload-metadata']);
+      const length = raw.headers['upload-length'];
+      const deferred = raw.headers['upload-defer-length'] === '1';
+      const hasFile = Boolean(meta.filename?.trim()) && (deferred || (length !== undefined && Number(length) > 0));
+      const { project, type } = await checkUpload(deps, actor, { hasFile, projectId: meta.projectId, fileType: meta.fileType });
+      if (length !== undefined && Number(length) > deps.config.maxUploadBytes) throw errors.fileTooLarge(deps.config.maxUploadBytes);
+      const contentType = cleanContentType(meta.filetype);
+      admitType(deps.config.uploadAllowedTypes, contentType, null);
+      requests.set(raw, { actor, created: { projectId: project.id, fileType: type, filename: cleanFilename(meta.filename!), contentType } });
+    },
+    /** The upload exists and is the caller's; else 404 (another user's upload is as good as unknown). */
+    async checkOwner(id: string, actor: Actor): Promise<ResumableUpload> {
+      const row = await deps.store.resumableUploads.find(id);
+      if (!row || row.userId !== actor.id) throw errors.resumableNotFound();
+      return row;
+    },
+    async handle(raw: IncomingMessage, res: import('node:http').ServerResponse, actor: Actor): Promise<void> {
+      if (!requests.has(raw)) requests.set(raw, { actor });
+      await server.handle(raw, res);
+    },
+    /** Removes unfinished uploads past RESUMABLE_UPLOAD_EXPIRY_HOURS. */
+    cleanUpExpired: () => server.cleanUpExpiredUploads(),
+  };
+}
+
+export type ResumableUploads = ReturnType<typeof createResumableUploads>;
+
+function parseMetadata(header: string | string[] | undefined): Record<string, string | undefined> {
+  if (typeof header !== 'string') return {};
+  try {
+    const parsed = Metadata.parse(header);
+    return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, v ?? undefined]));
+  } catch {
+    return {}; // malformed metadata carries none of the fields: check 2's answer
+  }
+}
+
+/**
+ * A finished resumable upload becomes a document by the same steps as POST /api/upload: checks 4–7
+ * again (the project may have moved on since creation), the type rule and step 8 on the bytes as
+ * they are read once from the assembled file (hashed and recognised on the way), then steps 9–11.
+ */
+async function completeResumable(deps: Deps, actor: Actor, row: ResumableUpload, file: string, size: number): Promise<FileUpload> {
+  const { project, type } = await checkUpload(deps, actor, { hasFile: true, projectId: row.projectId, fileType: row.fileType });
+  const inspector = new DocumentInspector();
+  const feeding = pipeline(fs.createReadStream(file), inspector);
+  feeding.catch(() => {}); // the consumer below sees the failure
+  const doc = { filename: row.filename, contentType: row.contentType };
+  let placed;
+  try {
+    placed = await admitAndPlace(deps, project.id, type, { ...doc, body: inspector, detectedType: await inspector.detected });
+  } catch (err) {
+    inspector.destroy();
+    throw err;
+  }
+  await feeding;
+  return recordDocument(deps, actor, project, type, placed, { ...doc, size, ...inspector.result() });
+}

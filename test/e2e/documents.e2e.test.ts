@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { type TestService, startTestService, testDialect } from '../helpers/service.js';
+
+/**
+ * Documents in a real browser (Debian's Chromium through playwright-core): the checksum shown for
+ * an upload, the question before the same bytes go up again and the duplicate's note, the ZIP
+ * link, and a large upload (resumable, tus-js-client) that resumes after the network is stopped
+ * halfway. Needs the built app (dist/web; test/e2e/web.e2e.test.ts rebuilds a stale one).
+ */
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const WEB_BUILD = path.resolve(import.meta.dirname, '..', '..', 'dist', 'web', 'index.html');
+const skip =
+  testDialect !== 'sqlite'
+    ? 'the browser tests run in the SQLite pass only'
+    : !fs.existsSync(CHROMIUM)
+      ? `no Chromium at ${CHROMIUM}`
+      : !fs.existsSync(WEB_BUILD)
+        ? 'no built web app (npm run build)'
+        : null;
+if (skip) console.log(`NOTICE: test/e2e/documents.e2e.test.ts skipped: ${skip}`);
+
+const POC = { name: 'Priya Shah', email: 'priya.docs@example.com', password: 'priya-docs-42' };
+
+if (skip) test('documents in a browser', { skip }, () => {});
+else
+  describe('documents in a browser', { timeout: 300_000 }, () => {
+    let svc: TestService;
+    let browser: Browser;
+    let context: BrowserContext;
+    let page: Page;
+    let projectId: string;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'documents-e2e-'));
+
+    before(async () => {
+      svc = await startTestService();
+      const poc = await svc.createUser({ role: 'POC', ...POC });
+      projectId = (await svc.createProject(poc.user.id, { name: 'Docs project', status: 'DISPATCHED', piStatus: 'VERIFIED' })).id;
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+      context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
+      context.setDefaultTimeout(60_000);
+      page = await context.newPage();
+      await page.goto(svc.url);
+      await page.getByLabel('Email').fill(POC.email);
+      await page.getByLabel('Password').fill(POC.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+    });
+    after(async () => {
+      await browser?.close();
+      await svc?.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    const upload = async (file: string, type: 'PO' | 'INVOICE' = 'PO') => {
+      await page.locator(`#type-${type}`).check();
+      await page.locator('#upload-file').setInputFiles(file);
+      await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    };
+
+    test('the checksum is shown; the same bytes again are asked about, then flagged; the ZIP link downloads them', async () => {
+      const file = path.join(dir, 'po-4711.pdf');
+      const bytes = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(200_000)]);
+      fs.writeFileSync(file, bytes);
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      await page.goto(`${svc.url}/projects/${projectId}`);
+      await upload(file);
+      await page.getByText(`SHA-256 ${sha256.slice(0, 12)}…`).waitFor();
+
+      await upload(file, 'INVOICE');
+      const question = page.getByTestId('duplicate-question');
+      await question.waitFor();
+      assert.match(await question.innerText(), /po-4711\.pdf is the same file as po-4711\.pdf, uploaded on .* by Priya Shah\. Upload it again\?/);
+      assert.equal((await svc.deps.store.files.listForProject(projectId)).length, 1, 'nothing sent before the answer');
+      await question.getByRole('button', { name: 'Upload again' }).click();
+      await page.getByTestId('duplicate-note').waitFor();
+      assert.match(await page.getByTestId('duplicate-note').innerText(), /^Same file as po-4711\.pdf uploaded on .* by Priya Shah$/);
+      assert.equal((await svc.deps.store.files.listForProject(projectId)).length, 2);
+
+      const link = page.getByTestId('download-all');
+      assert.equal(await link.getAttribute('href'), `/api/projects/${projectId}/documents.zip`);
+      const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+      const saved = path.join(dir, 'all.zip');
+      await download.saveAs(saved);
+      assert.equal(fs.readFileSync(saved).subarray(0, 4).toString('hex'), '504b0304', 'a ZIP');
+    });
+
+    test('a large upload goes up resumably and resumes after the network is stopped halfway', async () => {
+      const file = path.join(dir, 'big-invoice.pdf');
+      const bytes = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(24 * 1024 * 1024)]);
+      fs.writeFileSync(file, bytes);
+      const heads: string[] = [];
+      page.on('request', (req) => {
+        if (req.method() === 'HEAD' && req.url().includes('/api/resumable-uploads/')) heads.push(req.url());
+      });
+      await page.goto(`${svc.url}/projects/${projectId}`);
+      await page.locator('#type-INVOICE').check();
+      await page.locator('#upload-file').setInputFiles(file);
+      await page.getByRole('button', { name: 'Upload', exact: true }).click();
+      const progress = page.locator('#upload-progress');
+      await page.waitForFunction(() => {
+        const p = document.querySelector<HTMLProgressElement>('#upload-progress');
+        return p !== null && p.value / p.max > 0.3;
+      });
+      await context.setOffline(true);
+      await new Promise((r) => setTimeout(r, 1500));
+      const stoppedAt = Number(await progress.getAttribute('value'));
+      await context.setOffline(false);
+      await page.getByText(/big-invoice\.pdf \([\d.]+ MB\) is uploaded as an invoice\./).waitFor({ timeout: 120_000 });
+      assert.ok(stoppedAt > 0 && stoppedAt < bytes.length, `stopped at ${stoppedAt}`);
+      assert.ok(heads.length >= 1, 'the client asked the service where to resume');
+      const files = (await svc.deps.store.files.listForProject(projectId)).filter((f) => f.filename === 'big-invoice.pdf');
+      assert.equal(files.length, 1);
+      assert.equal(files[0]!.sha256, createHash('sha256').update(bytes).digest('hex'));
+    });
+  });

@@ -1,0 +1,220 @@
+/**
+ * Resumable uploads (tus 1.0 at /api/resumable-uploads) over real HTTP: a creation that fails the
+ * specification's checks 1–7 answers its status and message and stores nothing; an upload in
+ * chunks becomes one document by the same steps as POST /api/upload (checksum, record, activity,
+ * result); an upload whose connection is cut halfway (a TCP proxy in the test) resumes from its offset with
+ * tus-js-client and yields one document; uploads are private to their creator; a completion the
+ * project no longer allows is refused with the specification's answer and stores nothing.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import * as tus from 'tus-js-client';
+import type { Role, User } from '../src/domain/model.js';
+import { sha256sum } from './helpers/checksum.js';
+import { type Client, type TestService, startTestService } from './helpers/service.js';
+import { assertNothingStoredSince, httpGet, storedState } from './helpers/upload.js';
+
+interface Person {
+  user: User;
+  client: Client;
+}
+
+const TUS = { 'tus-resumable': '1.0.0' };
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const metadata = (m: Record<string, string>) =>
+  Object.entries(m)
+    .map(([k, v]) => `${k} ${b64(v)}`)
+    .join(',');
+
+let svc: TestService;
+let admin: Person;
+let poc: Person;
+let otherPoc: Person;
+const MAX = 8 * 1024 * 1024;
+
+before(async () => {
+  svc = await startTestService({ env: { MAX_UPLOAD_BYTES: String(MAX) } });
+  const [a, p, o] = await Promise.all((['ADMIN', 'POC', 'POC'] as Role[]).map((r) => svc.signIn(r)));
+  [admin, poc, otherPoc] = [a!, p!, o!];
+});
+after(() => svc.close());
+
+const readyProject = (status: 'APPROVED' | 'DISPATCHED' = 'DISPATCHED') => svc.createProject(poc.user.id, { status, piStatus: 'VERIFIED' });
+
+async function create(who: Client, length: number, meta: Record<string, string>) {
+  return who.request('POST', '/api/resumable-uploads', { headers: { ...TUS, 'upload-length': String(length), 'upload-metadata': metadata(meta) } });
+}
+
+const patch = (who: Client, location: string, offset: number, bytes: Buffer) =>
+  who.request('PATCH', location, { headers: { ...TUS, 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' }, body: new Uint8Array(bytes) });
+
+const resumableFiles = () => {
+  const dir = path.join(svc.dataDir, 'resumable');
+  return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+};
+
+describe('creation runs checks 1–7 before a byte', () => {
+  test("each refusal answers the specification's status and message and stores nothing", async () => {
+    const approved = await readyProject('APPROVED');
+    const requested = await svc.createProject(poc.user.id, { status: 'REQUESTED' });
+    const others = await svc.createProject(otherPoc.user.id, { status: 'DISPATCHED', piStatus: 'VERIFIED' });
+    const adminsRequested = await svc.createProject(admin.user.id, { status: 'REQUESTED' });
+    const file = { filename: 'po.pdf', filetype: 'application/pdf' };
+    const cases: [string, Client, number, Record<string, string>, number, string][] = [
+      ['no session', svc.anonymous, 10, { projectId: approved.id, fileType: 'PO', ...file }, 401, 'Unauthorized'],
+      ['no projectId', poc.client, 10, { fileType: 'PO', ...file }, 400, 'file, projectId and fileType are required'],
+      ['no file name', poc.client, 10, { projectId: approved.id, fileType: 'PO', filetype: 'application/pdf' }, 400, 'file, projectId and fileType are required'],
+      ['an empty file', poc.client, 0, { projectId: approved.id, fileType: 'PO', ...file }, 400, 'file, projectId and fileType are required'],
+      ['a blank fileType', poc.client, 10, { projectId: approved.id, fileType: ' ', ...file }, 400, 'file, projectId and fileType are required'],
+      ['an unknown fileType', poc.client, 10, { projectId: approved.id, fileType: 'BILL', ...file }, 400, 'Invalid fileType'],
+      ['an unknown project', poc.client, 10, { projectId: 'nope', fileType: 'PO', ...file }, 404, 'Project not found'],
+      ["another POC's project", poc.client, 10, { projectId: others.id, fileType: 'PO', ...file }, 403, 'You can only upload files to your own projects'],
+      ['a project not approved', poc.client, 10, { projectId: requested.id, fileType: 'PO', ...file }, 403, 'POCs can upload documents only after admin approves the project and verifies the PI'],
+      ['PO before approval (admin)', admin.client, 10, { projectId: adminsRequested.id, fileType: 'PO', ...file }, 400, 'PO can only be uploaded after project approval'],
+      ['a challan before dispatch', poc.client, 10, { projectId: approved.id, fileType: 'CHALLAN', ...file }, 400, 'Challan can only be uploaded after dispatch'],
+      ['past the size limit', poc.client, MAX + 1, { projectId: approved.id, fileType: 'PO', ...file }, 413, 'File is larger than the upload limit of 8.4 MB'],
+    ];
+    for (const [label, who, length, meta, status, error] of cases) {
+      const before = await storedState(svc, [approved.id, requested.id, others.id, adminsRequested.id]);
+      const filesBefore = resumableFiles();
+      const res = await create(who, length, meta);
+      assert.equal(res.status, status, `${label}: ${res.text}`);
+      assert.deepEqual(res.body, { error }, label);
+      assert.equal(res.headers.get('location'), null, label);
+      await assertNothingStoredSince(svc, before, label);
+      assert.deepEqual(resumableFiles(), filesBefore, label);
+    }
+  });
+});
+
+describe('an upload in chunks', () => {
+  test('becomes one document by the same steps as POST /api/upload; the result reads like its answer', async () => {
+    const p = await readyProject();
+    const data = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(3 * 1024 * 1024)]);
+    const created = await create(poc.client, data.length, { projectId: p.id, fileType: 'INVOICE', filename: 'invoice 7.pdf', filetype: 'application/pdf' });
+    assert.equal(created.status, 201, created.text);
+    const location = created.headers.get('location')!;
+    assert.match(location, /^\/api\/resumable-uploads\/[0-9a-f-]{36}$/);
+    const id = location.split('/').pop()!;
+
+    const unfinished = await poc.client.get(`${location}/result`);
+    assert.deepEqual([unfinished.status, unfinished.body], [409, { error: 'The upload is not finished' }]);
+
+    const chunk = 1024 * 1024 + 7;
+    for (let offset = 0; offset < data.length; offset += chunk) {
+      const res = await patch(poc.client, location, offset, data.subarray(offset, offset + chunk));
+      assert.equal(res.status, 204, res.text);
+      assert.equal(res.headers.get('upload-offset'), String(Math.min(offset + chunk, data.length)));
+    }
+    const result = await poc.client.get(`${location}/result`);
+    assert.equal(result.status, 200, result.text);
+    assert.deepEqual(Object.keys(result.body).sort(), ['filename', 'id', 'size', 'url']);
+    assert.equal(result.body.filename, 'invoice 7.pdf');
+    assert.equal(result.body.size, data.length);
+    assert.deepEqual((await httpGet(result.body.url)).bytes, data);
+
+    const project = await poc.client.get(`/api/projects/${p.id}`);
+    assert.equal(project.body.files.length, 1);
+    assert.equal(project.body.files[0].sha256, sha256sum(data));
+    assert.equal(project.body.files[0].detectedContentType, 'application/pdf');
+    const activity = await admin.client.get(`/api/activity?entityId=${p.id}&action=INVOICE_UPLOADED`);
+    assert.equal(activity.body.items.length, 1);
+    // the assembled copy is gone once the document is stored
+    assert.ok(!resumableFiles().includes(id));
+  });
+
+  test("another user's upload is unknown to them: HEAD, PATCH and the result are 404", async () => {
+    const p = await readyProject();
+    const created = await create(poc.client, 100, { projectId: p.id, fileType: 'PO', filename: 'a.pdf', filetype: 'application/pdf' });
+    const location = created.headers.get('location')!;
+    const head = await otherPoc.client.request('HEAD', location, { headers: TUS });
+    assert.equal(head.status, 404);
+    const res = await patch(otherPoc.client, location, 0, Buffer.alloc(100));
+    assert.deepEqual([res.status, res.body], [404, { error: 'Upload not found' }]);
+    assert.equal((await otherPoc.client.get(`${location}/result`)).status, 404);
+    const mine = await poc.client.request('HEAD', location, { headers: TUS });
+    assert.equal(mine.status, 200);
+    assert.equal(mine.headers.get('upload-offset'), '0');
+  });
+
+  test("a completion the project no longer allows answers the specification's refusal, again at the result, and stores nothing", async () => {
+    const p = await readyProject();
+    const data = Buffer.from('%PDF-1.4\nchallan\n');
+    const created = await create(poc.client, data.length, { projectId: p.id, fileType: 'CHALLAN', filename: 'c.pdf', filetype: 'application/pdf' });
+    assert.equal(created.status, 201);
+    const location = created.headers.get('location')!;
+    await svc.deps.store.projects.update(p.id, { status: 'APPROVED' }, new Date().toISOString());
+    const before = await storedState(svc, [p.id]);
+    const res = await patch(poc.client, location, 0, data);
+    assert.deepEqual([res.status, res.body], [400, { error: 'Challan can only be uploaded after dispatch' }]);
+    await assertNothingStoredSince(svc, before);
+    const result = await poc.client.get(`${location}/result`);
+    assert.deepEqual([result.status, result.body], [400, { error: 'Challan can only be uploaded after dispatch' }]);
+  });
+});
+
+describe('a dropped connection', () => {
+  test('an upload cut halfway (TCP proxy) resumes from its offset with tus-js-client and yields one document', async () => {
+    const p = await readyProject();
+    const data = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(6 * 1024 * 1024)]);
+    const port = Number(new URL(svc.url).port);
+    // Cuts the one connection that has carried half the file towards the server, once.
+    let cut = false;
+    const proxy = net.createServer((client) => {
+      const upstream = net.connect(port, '127.0.0.1');
+      let forwarded = 0;
+      client.on('data', (chunk: Buffer) => {
+        forwarded += chunk.length;
+        if (!cut && forwarded > data.length / 2) {
+          cut = true;
+          upstream.write(chunk.subarray(0, chunk.length - (forwarded - Math.floor(data.length / 2))), () => {
+            upstream.destroy();
+            client.destroy();
+          });
+          return;
+        }
+        upstream.write(chunk);
+      });
+      upstream.pipe(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+      client.on('close', () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxyPort = (proxy.address() as net.AddressInfo).port;
+    const offsetsAfterCut: number[] = [];
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const upload = new tus.Upload(data, {
+          endpoint: `http://127.0.0.1:${proxyPort}/api/resumable-uploads`,
+          headers: { cookie: poc.client.cookie! },
+          metadata: { projectId: p.id, fileType: 'PO', filename: 'big.pdf', filetype: 'application/pdf' },
+          retryDelays: [50, 100, 200, 400, 800],
+          chunkSize: Infinity,
+          onAfterResponse: (req, res) => {
+            if (cut && req.getMethod() === 'HEAD') offsetsAfterCut.push(Number(res.getHeader('Upload-Offset')));
+          },
+          onSuccess: () => resolve(upload.url!),
+          onError: reject,
+        });
+        upload.start();
+      });
+      assert.ok(cut, 'the connection was cut');
+      assert.ok(offsetsAfterCut.length >= 1, 'the client asked where to resume');
+      assert.ok(offsetsAfterCut[0]! > 0 && offsetsAfterCut[0]! < data.length, `resumed from ${offsetsAfterCut[0]}, not from the start or the end`);
+      const location = new URL(url).pathname;
+      const result = await poc.client.get(`${location}/result`);
+      assert.equal(result.status, 200, result.text);
+      assert.deepEqual((await httpGet(result.body.url)).bytes, data);
+      const files = await svc.deps.store.files.listForProject(p.id);
+      assert.equal(files.length, 1);
+      assert.equal(files[0]!.sha256, sha256sum(data));
+    } finally {
+      proxy.close();
+    }
+  });
+});
