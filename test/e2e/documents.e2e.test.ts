@@ -5,26 +5,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
-import { type TestService, startTestService, testDialect } from '../helpers/service.js';
+import { type TestService, startTestService } from '../helpers/service.js';
+import { CHROMIUM, browserTestsSkipped, ensureFreshBuild } from './build.js';
 
 /**
  * Documents in a real browser (Debian's Chromium through playwright-core): the checksum shown for
  * an upload, the question before the same bytes go up again and the duplicate's note, the ZIP
  * link, and a large upload (resumable, tus-js-client) that resumes after the network is stopped
- * halfway. Needs the built app (dist/web; test/e2e/web.e2e.test.ts rebuilds a stale one).
+ * halfway. A stale dist/web is rebuilt first (test/e2e/build.ts).
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const WEB_BUILD = path.resolve(import.meta.dirname, '..', '..', 'dist', 'web', 'index.html');
-const skip =
-  testDialect !== 'sqlite'
-    ? 'the browser tests run in the SQLite pass only'
-    : !fs.existsSync(CHROMIUM)
-      ? `no Chromium at ${CHROMIUM}`
-      : !fs.existsSync(WEB_BUILD)
-        ? 'no built web app (npm run build)'
-        : null;
-if (skip) console.log(`NOTICE: test/e2e/documents.e2e.test.ts skipped: ${skip}`);
+const skip = browserTestsSkipped('test/e2e/documents.e2e.test.ts');
 
 const POC = { name: 'Priya Shah', email: 'priya.docs@example.com', password: 'priya-docs-42' };
 
@@ -39,6 +30,7 @@ else
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'documents-e2e-'));
 
     before(async () => {
+      await ensureFreshBuild();
       svc = await startTestService();
       const poc = await svc.createUser({ role: 'POC', ...POC });
       projectId = (await svc.createProject(poc.user.id, { name: 'Docs project', status: 'DISPATCHED', piStatus: 'VERIFIED' })).id;
