@@ -8,7 +8,7 @@ import { passwordResetEmail } from '../mail/templates.js';
 import { sendWithin } from '../mail/dispatcher.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
 import { endSessions } from '../realtime/index.js';
-import { hashToken, startSession, type LoginResult } from './auth.js';
+import { countAttempt, hashToken, startSession, type LoginResult } from './auth.js';
 import { passwordRefusal, textRefusal } from '../domain/limits.js';
 
 /** Each category on (true) or switched off (false). */
@@ -79,20 +79,9 @@ export async function requestPasswordReset(deps: Pick<Deps, 'store' | 'config' |
   const email = typeof b.email === 'string' ? b.email.trim() : '';
   if (!email) throw errors.emailRequired();
 
-  const { maxFailuresPerEmail, maxFailuresPerAddress, windowMinutes } = deps.config.login;
-  const windowMs = windowMinutes * 60_000;
+  // Every request counts (whether the email exists must not show), with keys of its own, as logins do.
+  await countAttempt(deps, { email: `reset-email:${email.toLowerCase()}`, address: `reset-address:${address}` }, errors.tooManyResetRequests);
   const now = Date.now();
-  const windowStart = new Date(now - windowMs).toISOString();
-  const emailKey = `reset-email:${email.toLowerCase()}`;
-  const addressKey = `reset-address:${address}`;
-  // Every request counts (whether the email exists must not show), atomically, as logins do.
-  const counted = await deps.store.loginFailures.count([emailKey, addressKey], new Date(now).toISOString(), windowStart);
-  const blocked = counted.filter((c) => c.failures > (c.key === emailKey ? maxFailuresPerEmail : maxFailuresPerAddress));
-  if (blocked.length) {
-    for (const key of [emailKey, addressKey]) await deps.store.loginFailures.uncount(key);
-    const until = Math.max(...blocked.map((c) => Date.parse(c.windowStartedAt) + windowMs));
-    throw errors.tooManyResetRequests(Math.max(1, Math.ceil((until - now) / 1000)));
-  }
 
   const found = await deps.store.users.findByEmailWithHash(email);
   if (!found?.user.active) return;

@@ -18,6 +18,28 @@ export interface LoginResult {
 }
 
 /**
+ * Counts one attempt against an email's and an address's keys, in one atomic statement each, so N
+ * simultaneous attempts each see their own count. Past either limit (LOGIN_MAX_FAILURES_PER_*) the
+ * attempt is taken back (a refused attempt is not a failure) and refused with the seconds until
+ * the window ends. Logins and password-reset requests share it, with keys of their own.
+ */
+export async function countAttempt(
+  deps: Pick<Deps, 'store' | 'config'>,
+  keys: { email: string; address: string },
+  refuse: (retryAfterSeconds: number) => Error,
+): Promise<void> {
+  const { maxFailuresPerEmail, maxFailuresPerAddress, windowMinutes } = deps.config.login;
+  const windowMs = windowMinutes * 60_000;
+  const now = Date.now();
+  const counted = await deps.store.loginFailures.count([keys.email, keys.address], new Date(now).toISOString(), new Date(now - windowMs).toISOString());
+  const blocked = counted.filter((c) => c.failures > (c.key === keys.email ? maxFailuresPerEmail : maxFailuresPerAddress));
+  if (!blocked.length) return;
+  for (const key of [keys.email, keys.address]) await deps.store.loginFailures.uncount(key);
+  const until = Math.max(...blocked.map((c) => Date.parse(c.windowStartedAt) + windowMs));
+  throw refuse(Math.max(1, Math.ceil((until - now) / 1000)));
+}
+
+/**
  * POST /api/auth/login. Unknown email, wrong password and inactive user get the same answer after
  * the same bcrypt work. Attempts are counted per email and per client address in the database
  * (shared by every instance) before the password is checked, and taken back when it was right;
@@ -29,23 +51,10 @@ export async function login(deps: Pick<Deps, 'store' | 'config'>, body: unknown,
   const password = typeof b.password === 'string' ? b.password : '';
   if (!email || !password) throw errors.loginFieldsRequired();
 
-  const { maxFailuresPerEmail, maxFailuresPerAddress, windowMinutes } = deps.config.login;
-  const windowMs = windowMinutes * 60_000;
-  const now = Date.now();
-  const windowStart = new Date(now - windowMs).toISOString();
   const emailKey = `email:${email.toLowerCase()}`;
   const addressKey = `address:${address}`;
-
-  // Counted before the password is checked, atomically: N simultaneous attempts each see their own
-  // count, so no more than the limit's worth are ever checked; the rest are 429 without bcrypt work.
-  const counted = await deps.store.loginFailures.count([emailKey, addressKey], new Date(now).toISOString(), windowStart);
-  const blocked = counted.filter((c) => c.failures > (c.key === emailKey ? maxFailuresPerEmail : maxFailuresPerAddress));
-  if (blocked.length) {
-    // A refused attempt is not a failure: only checked passwords count towards the limits.
-    for (const key of [emailKey, addressKey]) await deps.store.loginFailures.uncount(key);
-    const until = Math.max(...blocked.map((c) => Date.parse(c.windowStartedAt) + windowMs));
-    throw errors.tooManyLogins(Math.max(1, Math.ceil((until - now) / 1000)));
-  }
+  // Counted before the password is checked: no more than the limit's worth are ever checked; the rest are 429 without bcrypt work.
+  await countAttempt(deps, { email: emailKey, address: addressKey }, errors.tooManyLogins);
 
   const found = await deps.store.users.findByEmailWithHash(email);
   const matches = await verifyPassword(password, found?.passwordHash ?? (await timingDecoyHash()));
