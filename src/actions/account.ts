@@ -8,7 +8,7 @@ import { passwordResetEmail } from '../mail/templates.js';
 import { sendWithin } from '../mail/dispatcher.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
 import { endSessions } from '../realtime/index.js';
-import { countAttempt, hashToken, startSession, type LoginResult } from './auth.js';
+import { countAttempt, fieldsOf, hashToken, startSession, type LoginResult } from './auth.js';
 import { passwordRefusal, textRefusal } from '../domain/limits.js';
 
 /** Each category on (true) or switched off (false). */
@@ -51,7 +51,7 @@ export async function updateAccount(deps: Pick<Deps, 'store'>, user: User, chang
  * browser. Every other session of the user ends (deleted, and their open streams told); this one stays.
  */
 export async function changePassword(deps: Pick<Deps, 'store' | 'realtime'>, user: User, sessionToken: string, body: unknown, log: (err: unknown) => void): Promise<void> {
-  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const b = fieldsOf(body);
   const current = typeof b.currentPassword === 'string' ? b.currentPassword : '';
   const next = typeof b.newPassword === 'string' ? b.newPassword : '';
   if (!current || !next) throw errors.passwordChangeFieldsRequired();
@@ -75,7 +75,7 @@ export async function changePassword(deps: Pick<Deps, 'store' | 'realtime'>, use
  * anyone; the email is sent after the answer, so its timing tells nothing either.
  */
 export async function requestPasswordReset(deps: Pick<Deps, 'store' | 'config' | 'mail'>, body: unknown, address: string): Promise<void> {
-  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const b = fieldsOf(body);
   const email = typeof b.email === 'string' ? b.email.trim() : '';
   if (!email) throw errors.emailRequired();
 
@@ -102,7 +102,7 @@ export async function requestPasswordReset(deps: Pick<Deps, 'store' | 'config' |
  * ends every session of the user (their open streams are told) and signs this browser in.
  */
 export async function resetPassword(deps: Pick<Deps, 'store' | 'config' | 'realtime'>, body: unknown, log: (err: unknown) => void): Promise<LoginResult> {
-  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const b = fieldsOf(body);
   const token = typeof b.token === 'string' ? b.token : '';
   const password = typeof b.password === 'string' ? b.password : '';
   if (!token || !password) throw errors.resetFieldsRequired();

@@ -17,6 +17,9 @@ export interface LoginResult {
   expiresAt: string;
 }
 
+/** A JSON body's fields as the hand-checked actions read them: anything but an object has none. */
+export const fieldsOf = (body: unknown): Record<string, unknown> => (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+
 /**
  * Counts one attempt against an email's and an address's keys, in one atomic statement each, so N
  * simultaneous attempts each see their own count. Past either limit (LOGIN_MAX_FAILURES_PER_*) the
@@ -46,7 +49,7 @@ export async function countAttempt(
  * past the limit the answer is 429 until the window ends.
  */
 export async function login(deps: Pick<Deps, 'store' | 'config'>, body: unknown, address: string): Promise<LoginResult> {
-  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const b = fieldsOf(body);
   const email = typeof b.email === 'string' ? b.email.trim() : '';
   const password = typeof b.password === 'string' ? b.password : '';
   if (!email || !password) throw errors.loginFieldsRequired();

@@ -132,9 +132,8 @@ export class StreamHub {
     // Subscribed first (#add; live changes wait in pending), then read, then drop what was already written: no gap, no duplicate.
     this.#add(stream);
     this.#armExpiry(stream, request.expiresAt);
+    // Everything up to here was read on its notification; a lost one is caught by the poll.
     const seqAtOpen = this.#seq;
-    // Catches up on anything whose notification came before this stream (or was lost).
-    this.#read();
     let base = 0;
     try {
       // The session as it is now: a logout, deactivation or role change that raced this request found no stream to end or re-scope.
