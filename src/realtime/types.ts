@@ -17,7 +17,7 @@ export interface Notification {
   channel: Channel;
   event: string;
   payload: Record<string, unknown>;
-  /** The project's POC: who besides the admins may receive it. Travels between our instances, never to a viewer. */
+  /** The project's POC: who besides the admins may receive it (Pusher's private channel of that user); never sent to a viewer. */
   ownerId?: string | null;
 }
 

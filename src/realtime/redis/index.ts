@@ -14,7 +14,7 @@ const COMMAND_TIMEOUT_MS = 2_000;
 
 /**
  * Many instances: every message goes through Redis pub/sub, on `<prefix>:projects`,
- * `<prefix>:dashboard` and `<prefix>:sessions`, as JSON `{"event", "payload", "ownerId"?}`. One connection publishes, one subscribes;
+ * `<prefix>:dashboard` and `<prefix>:sessions`, as JSON `{"event", "payload"}` (a notification only tells each instance to read the activity log, see realtime/streams.ts). One connection publishes, one subscribes;
  * each instance hands what its subscriber receives to its own listeners, its own notifications
  * included (so each arrives exactly once, in the order Redis delivers it).
  *
@@ -101,8 +101,7 @@ export class RedisBroker implements RealtimeBroker {
   }
 
   async publish(message: RealtimeMessage): Promise<void> {
-    const ownerId = 'ownerId' in message ? message.ownerId : undefined;
-    const text = JSON.stringify({ event: message.event, payload: message.payload, ...(ownerId !== undefined && { ownerId }) });
+    const text = JSON.stringify({ event: message.event, payload: message.payload });
     try {
       await this.#publisher.publish(`${this.settings.channelPrefix}:${message.channel}`, text);
     } catch (err) {
@@ -156,11 +155,10 @@ export class RedisBroker implements RealtimeBroker {
     if (!channel) return;
     let received: RealtimeMessage;
     try {
-      const parsed = JSON.parse(message) as { event?: unknown; payload?: unknown; ownerId?: unknown };
+      const parsed = JSON.parse(message) as { event?: unknown; payload?: unknown };
       if (typeof parsed.event !== 'string' || !parsed.payload || typeof parsed.payload !== 'object') throw new Error('not {event, payload}');
-      const ownerId = typeof parsed.ownerId === 'string' || parsed.ownerId === null ? { ownerId: parsed.ownerId } : {};
       // The shape of a sessions payload is checked where it is used (realtime/streams.ts).
-      received = { channel, event: parsed.event, payload: parsed.payload, ...ownerId } as RealtimeMessage;
+      received = { channel, event: parsed.event, payload: parsed.payload } as RealtimeMessage;
     } catch (err) {
       this.#log?.warn({ err, channel: redisChannel }, 'ignored a malformed message from Redis');
       return;
