@@ -124,6 +124,22 @@ describe('uploads', () => {
     });
   }
 
+  test('an upload answered before its body is in (no session, a refused project) does not keep its connection: closed after the answer', async () => {
+    const partial = `--XB\r\nContent-Disposition: form-data; name="projectId"\r\n\r\nabc`;
+    const headers = { 'Content-Type': 'multipart/form-data; boundary=XB', 'Content-Length': '100000000' };
+    const anonymous = await stall(`${head('/api/upload', headers)}${partial}`, 6000);
+    assert.equal(anonymous.status, 401, anonymous.text);
+    assert.deepEqual(anonymous.body, { error: 'Unauthorized' });
+    assert.match(anonymous.text, /connection: close/i);
+
+    const project = await svc.createProject(adminId);
+    const cookie = admin.cookie!;
+    const refusedBody = `--XB\r\nContent-Disposition: form-data; name="projectId"\r\n\r\n${project.id}\r\n--XB\r\nContent-Disposition: form-data; name="fileType"\r\n\r\nPO\r\n--XB\r\nContent-Disposition: form-data; name="file"; filename="po.pdf"\r\n\r\n%PDF`;
+    const refused = await stall(`${head('/api/upload', { ...headers, Cookie: cookie })}${refusedBody}`, 6000);
+    assert.equal(refused.status, 400, refused.text);
+    assert.deepEqual(refused.body, { error: 'PO can only be uploaded after project approval' });
+  });
+
   test('an upload that keeps sending, slower than the idle limit in total but never silent for it, is stored whole', async () => {
     const project = await svc.createProject(adminId, { status: 'APPROVED', piStatus: 'VERIFIED' });
     const { body, contentType } = multipart([

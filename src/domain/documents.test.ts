@@ -24,3 +24,10 @@ test('cleanContentType keeps a declared type unless it holds control characters'
   ];
   for (const [given, kept] of cases) assert.equal(cleanContentType(given), kept, JSON.stringify(given));
 });
+
+test('cleanFilename keeps at most 255 characters of a name, its extension kept', () => {
+  const long = `${'a'.repeat(5000)}.pdf`;
+  assert.equal(cleanFilename(long), `${'a'.repeat(251)}.pdf`);
+  assert.equal([...cleanFilename('😀'.repeat(2000))].length, 255, 'counted in characters, never half of one');
+  assert.equal(cleanFilename(`${'b'.repeat(255)}`), 'b'.repeat(255), 'a name of 255 is kept whole');
+});

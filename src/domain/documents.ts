@@ -33,7 +33,19 @@ export function dispositionFor(contentType: string, filename: string, detectedTy
 export function cleanFilename(filename: string): string {
   // eslint-disable-next-line no-control-regex
   const cleaned = filename.replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  return cleaned || 'file';
+  return shortened(cleaned || 'file', MAX_FILENAME_CHARS);
+}
+
+/** The longest name kept (file systems' own limit): a longer one would make every download's Content-Disposition huge. */
+export const MAX_FILENAME_CHARS = 255;
+
+/** A name cut to `max` characters (code points, never half a character), its extension kept. */
+function shortened(name: string, max: number): string {
+  const chars = [...name];
+  if (chars.length <= max) return name;
+  const dot = name.lastIndexOf('.');
+  const extension = dot > 0 && name.length - dot <= 11 ? [...name.slice(dot)] : [];
+  return chars.slice(0, max - extension.length).join('') + extension.join('');
 }
 
 /** The part's declared type as it is kept: one holding control characters is no type at all. */

@@ -23,6 +23,7 @@ export interface BodyTimeouts {
  * and the connection is closed, which fails the request's body: an upload stores nothing.
  */
 export function registerBodyTimeouts(app: FastifyInstance, limits: BodyTimeouts): void {
+  closeAfterEarlyAnswers(app);
   app.addHook('onRequest', async (req, reply) => {
     const raw = req.raw;
     if (raw.complete || !hasBody(raw.headers)) return;
@@ -42,6 +43,27 @@ export function registerBodyTimeouts(app: FastifyInstance, limits: BodyTimeouts)
       const done = () => clearTimeout(timer);
       raw.once('end', done).once('close', done);
     }
+  });
+}
+
+/** How long a connection answered before its body was in may still take to say goodbye. */
+const LINGER_MS = 2_000;
+
+/**
+ * An answer sent before its request's body is in (a 401, a refused upload, an error) ends the
+ * connection: otherwise Node would go on reading the rest of the body for as long as the client
+ * cared to send it, a connection held by anyone, signed in or not. The socket lingers briefly so
+ * the answer reaches the client before the unread rest is dropped.
+ */
+function closeAfterEarlyAnswers(app: FastifyInstance): void {
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (req.raw.complete || !hasBody(req.raw.headers)) return payload;
+    reply.header('connection', 'close');
+    reply.raw.once('finish', () => {
+      const socket = req.raw.socket;
+      if (socket && !socket.destroyed) setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    });
+    return payload;
   });
 }
 
