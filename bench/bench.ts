@@ -22,7 +22,7 @@ import { BUILT, RssSampler, type ServiceProcess, memoryOf, spawnService } from '
 import { testConfig } from '../test/helpers/service.js';
 import { type HttpResult, contentBlock, jsonRequest, request, sessionCookie, streamUpload } from './http.js';
 import { KiB, MiB, fmtBytes, fmtMs, percentile, printTable, runLoad } from './load.js';
-import { type BenchContext, type Phase, type Probed, type ReportRow, fmtProbe, fmtRatio, median, probeHealth, startReference } from './phase.js';
+import { type BenchContext, cpuMsOf, type Phase, type Probed, type ReportRow, fmtProbe, fmtRatio, median, probeHealth, startReference } from './phase.js';
 
 const GiB = 1024 * MiB;
 
@@ -95,7 +95,9 @@ async function main(): Promise<void> {
   console.log('  client, service and reference share the same machine (and its cores)\n');
 
   const reference = (running.reference = await startReference(path.join(config.dataDir, 'reference')));
-  const { pid } = (running.server = await spawnService(made.env, { entry: BUILT }));
+  // BENCH_NODE_ARGS: extra node flags for the service (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof to see where its time goes).
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const { pid } = (running.server = await spawnService(made.env, { entry: [...nodeArgs, ...BUILT] }));
   step(`service up (pid ${pid}), reference on port ${reference.port}`);
 
   const login = await jsonRequest<unknown>(port, 'POST', '/api/auth/login', admin, 200);
@@ -112,7 +114,9 @@ async function main(): Promise<void> {
     report: (row) => rows.push(row),
     step,
   };
-  for (const phase of PHASES) {
+  // BENCH_PHASES (e.g. "small uploads,logins"): only those phases, for a quicker look at one of them.
+  const only = process.env.BENCH_PHASES?.split(',').map((p) => p.trim()).filter(Boolean);
+  for (const phase of PHASES.filter((p) => !only?.length || only.includes(p.name))) {
     step(`phase: ${phase.name}`);
     await phase.run(ctx);
   }
@@ -250,6 +254,8 @@ async function smallUploads(ctx: BenchContext): Promise<void> {
   const run = async (target: 'ours' | 'reference') => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: SMALL_UPLOAD.clients });
     const prober = target === 'ours' ? await probeHealth(ctx.port, METRICS_TOKEN) : undefined;
+    const server = target === 'ours' ? ctx.pid : ctx.reference.pid;
+    const cpuBefore = cpuMsOf(server);
     try {
       const load = await runLoad(SMALL_UPLOAD.clients, SMALL_UPLOAD.maxCount, ctx.loadMs, async (n) => {
         const res = await streamUpload({
@@ -267,7 +273,8 @@ async function smallUploads(ctx: BenchContext): Promise<void> {
         await checkedUpload(res, SMALL_UPLOAD.size, target === 'reference');
         return res.ms;
       });
-      return { rate: load.count / (load.elapsedMs / 1000), load, probe: (await prober?.stop()) ?? { latencies: [] } };
+      const cpuPerUpload = (cpuMsOf(server) - cpuBefore) / load.count;
+      return { rate: load.count / (load.elapsedMs / 1000), load, cpuPerUpload, probe: (await prober?.stop()) ?? { latencies: [] } };
     } finally {
       await prober?.stop().catch(() => undefined);
       agent.destroy();
@@ -275,9 +282,12 @@ async function smallUploads(ctx: BenchContext): Promise<void> {
   };
   const ours: Awaited<ReturnType<typeof run>>[] = [];
   const refs: number[] = [];
+  const refCpu: number[] = [];
   for (let round = 0; round < ctx.rounds; round++) {
     ctx.step(`small uploads, round ${round + 1}: ${SMALL_UPLOAD.clients} clients × ${fmtBytes(SMALL_UPLOAD.size)} for ${ctx.loadMs / 1000} s, reference then ours`);
-    refs.push((await run('reference')).rate);
+    const ref = await run('reference');
+    refs.push(ref.rate);
+    refCpu.push(ref.cpuPerUpload);
     ours.push(await run('ours'));
   }
   const value = median(ours.map((o) => o.rate));
@@ -298,6 +308,17 @@ async function smallUploads(ctx: BenchContext): Promise<void> {
     metric: 'latency p50 / p99',
     value: `${fmtMs(percentile(mid.load.latencies, 50))} / ${fmtMs(percentile(mid.load.latencies, 99))}`,
     detail: `max ${fmtMs(mid.load.latencies.at(-1) ?? NaN)}`,
+  });
+  // Steadier than the rate on a shared machine: what one upload costs the server's own process.
+  const cpu = median(ours.map((o) => o.cpuPerUpload));
+  const cpuRef = median(refCpu);
+  ctx.report({
+    section: 'small uploads',
+    metric: 'server CPU per upload',
+    value: fmtMs(cpu),
+    reference: fmtMs(cpuRef),
+    ratio: cpuRef / cpu,
+    detail: 'user + system time of the server process over the load, per upload (10 ms ticks)',
   });
   const probe = median(ours.map((o) => percentile(o.probe.latencies, 99)));
   ctx.report({ section: 'health', metric: '/healthz during small uploads', value: `p99 ${fmtMs(probe)}`, detail: fmtProbe(mid.probe) });

@@ -18,7 +18,7 @@ export interface BenchContext {
   pid: number;
   admin: { email: string; password: string; cookie: string };
   /** The reference server of bench/reference-server.ts. */
-  reference: { port: number };
+  reference: { port: number; pid: number };
   /** How long each closed-loop load runs, and how many times each comparison is measured (in turn). */
   loadMs: number;
   rounds: number;
@@ -124,7 +124,7 @@ export const fmtProbe = ({ latencies: sorted, loop }: Probed): string =>
   (loop ? `; service event-loop delay p99 ${fmtMs(loop.p99)}, max ${fmtMs(loop.max)}` : '');
 
 /** Starts bench/reference-server.ts as its own process, writing its files under dir. */
-export async function startReference(dir: string): Promise<{ port: number; stop(): Promise<void> }> {
+export async function startReference(dir: string): Promise<{ port: number; pid: number; stop(): Promise<void> }> {
   const port = await freePort();
   fs.mkdirSync(dir, { recursive: true });
   const child: ChildProcess = fork(path.join(import.meta.dirname, 'reference-server.ts'), [String(port), dir], {
@@ -146,6 +146,7 @@ export async function startReference(dir: string): Promise<{ port: number; stop(
   });
   return {
     port,
+    pid: child.pid!,
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
@@ -154,4 +155,11 @@ export async function startReference(dir: string): Promise<{ port: number; stop(
       clearTimeout(timer);
     },
   };
+}
+
+/** CPU time (user + system, ms) a process has used so far: what a load cost the server, whatever else the machine was doing. */
+export function cpuMsOf(pid: number): number {
+  // Fields 14 and 15 of /proc/<pid>/stat, after the command name in parentheses; clock ticks of 10 ms.
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

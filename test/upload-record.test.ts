@@ -18,21 +18,24 @@ before(async () => {
 });
 after(() => svc?.close());
 
-async function failActivityInserts(on: boolean): Promise<void> {
+/** Makes every insert into `table` fail with `message` (a trigger), or stops it. */
+async function failInserts(table: 'activity_log' | 'outbox', message: string, on: boolean): Promise<void> {
   const db = svc.deps.database.db;
+  const name = `${table}_full`;
   if (svc.deps.database.dialect === 'sqlite') {
-    if (on) await sql`create trigger activity_full before insert on activity_log begin select raise(abort, 'activity log is full'); end`.execute(db);
-    else await sql`drop trigger activity_full`.execute(db);
+    if (on) await sql.raw(`create trigger ${name} before insert on ${table} begin select raise(abort, '${message}'); end`).execute(db);
+    else await sql.raw(`drop trigger ${name}`).execute(db);
     return;
   }
   if (on) {
-    await sql.raw(`create function activity_full() returns trigger language plpgsql as $$ begin raise exception 'activity log is full'; end $$`).execute(db);
-    await sql`create trigger activity_full before insert on activity_log for each row execute function activity_full()`.execute(db);
+    await sql.raw(`create function ${name}() returns trigger language plpgsql as $$ begin raise exception '${message}'; end $$`).execute(db);
+    await sql.raw(`create trigger ${name} before insert on ${table} for each row execute function ${name}()`).execute(db);
   } else {
-    await sql`drop trigger activity_full on activity_log`.execute(db);
-    await sql`drop function activity_full()`.execute(db);
+    await sql.raw(`drop trigger ${name} on ${table}`).execute(db);
+    await sql.raw(`drop function ${name}()`).execute(db);
   }
 }
+const failActivityInserts = (on: boolean) => failInserts('activity_log', 'activity log is full', on);
 
 test('a failing activity entry does not undo the record or the file; no notification goes out', async () => {
   const { client: admin, user } = await svc.signIn('ADMIN');
@@ -65,4 +68,29 @@ test('a failing activity entry does not undo the record or the file; no notifica
   const effects = await sideEffectsOf(svc, async () => assert.equal((await upload('next.pdf')).status, 201));
   assert.equal(effects.activityRows, 1);
   assert.deepEqual(effects.notifications.map((n) => n.channel), ['projects', 'dashboard']);
+});
+
+test("emails that cannot be queued change nothing else: 201, the record, the activity entry and both notifications", async () => {
+  const { client: poc, user } = await svc.signIn('POC');
+  await svc.signIn('ADMIN'); // an admin to be emailed about the POC's upload
+  const project = await svc.createProject(user.id, { status: 'APPROVED', piStatus: 'VERIFIED' });
+  await failInserts('outbox', 'outbox is full', true);
+  try {
+    let res;
+    const effects = await sideEffectsOf(svc, async () => {
+      res = await poc.upload([
+        ['projectId', project.id],
+        ['fileType', 'PO'],
+        ['file', { data: 'the purchase order', filename: 'po.pdf', type: 'application/pdf' }],
+      ]);
+    });
+    assert.equal(res!.status, 201, res!.text);
+    assert.equal(effects.activityRows, 1);
+    assert.deepEqual(effects.notifications.map((n) => n.channel), ['projects', 'dashboard']);
+    assert.deepEqual((await svc.deps.store.files.listForProject(project.id)).map((f) => f.filename), ['po.pdf']);
+  } finally {
+    await failInserts('outbox', 'outbox is full', false);
+  }
+  const queued = await svc.deps.database.db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', project.id).executeTakeFirstOrThrow();
+  assert.equal(Number(queued.n), 0, 'the failed emails left no row');
 });

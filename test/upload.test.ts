@@ -737,5 +737,6 @@ describe('public names never collide', () => {
     assert.ok(!squatters.some((f) => body.url.endsWith(path.basename(f))), body.url);
     assert.deepEqual((await fetchBytes(body.url)).bytes, pdfBytes);
     for (const f of squatters) assert.equal(fs.readFileSync(f, 'utf8'), 'old');
+    assert.deepEqual(fs.readdirSync(path.join(svc.dataDir, 'uploads', '.incoming')), [], 'the bytes were moved, not left behind');
   });
 });

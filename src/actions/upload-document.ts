@@ -40,17 +40,24 @@ export interface PlacedDocument {
 export async function placeDocument(deps: Pick<Deps, 'store' | 'storage'>, projectId: string, type: DocumentType, doc: IncomingDocument): Promise<PlacedDocument> {
   const folder = documentFolder(projectId, type);
   const extension = extensionOf(doc.filename);
+  // Bytes a store kept when their name turned out taken after it had read them: placed, not read again.
+  let staged: ObjectExistsError['staged'];
   for (let ms = Date.now(); ; ms++) {
     const location: ObjectLocation = { folder, publicName: publicName(type, ms), extension };
-    if (!(await deps.store.storageNames.reserve(objectKey(location), nowIso()))) continue;
+    const reserved = await deps.store.storageNames.reserve(objectKey(location), nowIso()).catch(async (err: unknown) => {
+      await staged?.discard();
+      throw err;
+    });
+    if (!reserved) continue;
     try {
-      const { url } = await deps.storage.put(location, doc.body, doc.contentType, doc.filename, doc.detectedType ?? null);
+      const { url } = staged ? await staged.placeElsewhere(location) : await deps.storage.put(location, doc.body, doc.contentType, doc.filename, doc.detectedType ?? null);
       return { location, url };
     } catch (err) {
       // Left by an earlier deployment: keep the reservation and try the next name, unless the
-      // store only said so after reading the body (S3 conditional write, Cloudinary): those bytes are gone.
+      // store only said so after reading the body and kept nothing (S3 conditional write, Cloudinary): those bytes are gone.
       if (err instanceof ObjectExistsError) {
-        if (!doc.body.readableDidRead) continue;
+        staged = err.staged;
+        if (staged || !doc.body.readableDidRead) continue;
         throw err;
       }
       await deps.store.storageNames.release(objectKey(location)).catch(() => {});
@@ -95,23 +102,23 @@ export async function recordDocument(
     detectedType: doc.detectedType,
   };
   let recorded = false;
+  const details = { filename: record.filename, size: record.size };
   try {
     await deps.store.transaction(async (store) => {
       await store.files.insert(record);
       recorded = true;
-      await recordProjectActivity(store, actor, project.id, `${type}_UPLOADED`, { filename: record.filename, size: record.size }, now);
+      await recordProjectActivity(store, actor, project.id, `${type}_UPLOADED`, details, now);
+      // Issue 12: the emails follow the record and the activity entry, in the same commit (as every
+      // project change queues them), and never change the upload's answer: a failure undoes only them.
+      await store
+        .savepoint(() => queueProjectEmails(store, deps.config.mail.batchSeconds, { actor, project, action: `${type}_UPLOADED`, details, at: now }))
+        .catch((err: unknown) => deps.mail.log.error({ err, projectId: project.id }, "the upload's emails could not be queued"));
     });
   } catch (err) {
     // Step 9 succeeded and a later one failed: the rollback took the record with it, and it must stay.
     if (recorded) await deps.store.files.insert(record);
     throw err;
   }
-  // Issue 12: the emails follow the record and the activity entry, and never change the upload's answer.
-  // Their own transaction: on PostgreSQL a recipient's open email is locked while the event joins it.
-  const details = { filename: record.filename, size: record.size };
-  await deps.store
-    .transaction((store) => queueProjectEmails(store, deps.config.mail.batchSeconds, { actor, project, action: `${type}_UPLOADED`, details, at: now }))
-    .catch((err: unknown) => deps.mail.log.error({ err, projectId: project.id }, "the upload's emails could not be queued"));
   await notifyProjectChanged(deps.realtime, project.id, project.pocId);
   return record;
 }

@@ -41,6 +41,11 @@ const olderThan = (table: 'projects' | 'activity_log' | 'users', c: Cursor) =>
 export interface Store extends ReturnType<typeof repositories> {
   /** Runs fn in a transaction; the store it gets writes inside that transaction. */
   transaction<T>(fn: (store: Store) => Promise<T>): Promise<T>;
+  /**
+   * Inside a transaction: runs fn so that its failure undoes only its own writes (a savepoint) and
+   * the transaction goes on; the failure is rethrown.
+   */
+  savepoint<T>(fn: () => Promise<T>): Promise<T>;
   ping(): Promise<void>;
 }
 
@@ -48,6 +53,19 @@ export function createStore(database: Database): Store {
   return {
     ...repositories(database),
     transaction: (fn) => database.db.transaction().execute((trx) => fn(createStore({ ...database, db: trx }))),
+    savepoint: async (fn) => {
+      if (!database.db.isTransaction) throw new Error('a savepoint needs a transaction');
+      await sql`savepoint part`.execute(database.db);
+      try {
+        const result = await fn();
+        await sql`release savepoint part`.execute(database.db);
+        return result;
+      } catch (err) {
+        await sql`rollback to savepoint part`.execute(database.db);
+        await sql`release savepoint part`.execute(database.db);
+        throw err;
+      }
+    },
     ping: async () => {
       await sql`select 1`.execute(database.db);
     },

@@ -69,7 +69,15 @@ export const isListable = (s: FileStorage): s is FileStorage & ListableStorage =
  * body is still unread; once read, its bytes cannot be sent again and the upload fails.
  */
 export class ObjectExistsError extends Error {
-  constructor(key: string) {
+  /**
+   * @param placeElsewhere Set by a store that still holds the bytes it read (the local driver keeps
+   * its temporary file): puts them under another key instead, without reading the body again.
+   * Whoever catches the error calls it, or `discard`, exactly once.
+   */
+  constructor(
+    key: string,
+    readonly staged?: { placeElsewhere(location: ObjectLocation): Promise<{ url: string }>; discard(): Promise<void> },
+  ) {
     super(`Storage object ${key} already exists`);
   }
 }

@@ -28,35 +28,46 @@ export class LocalStorage implements FileStorage, ListableStorage {
   readonly #folders = new Set<string>();
 
   async put(location: ObjectLocation, body: Readable): Promise<{ url: string }> {
-    const key = objectKey(location);
-    const file = this.pathOf(key);
-    // Refuse a taken key before a byte is read, so the caller can move on to the next name.
-    if (await exists(file)) throw new ObjectExistsError(key);
     const temporary = path.join(this.root, INCOMING, randomUUID());
     await this.#folder(path.dirname(temporary));
     try {
       // flush: fsync before close, so what is moved into place is on disk, not only in the page cache.
       await pipeline(body, fs.createWriteStream(temporary, { flags: 'wx', flush: true, highWaterMark: WRITE_BUFFER_BYTES }));
-      // link() fails when the name exists (rename() would replace it): nothing is ever overwritten,
-      // even if two instances share the disk.
-      const link = () => fs.promises.link(temporary, file);
-      await this.#folder(path.dirname(file));
-      await link()
-        .catch(async (err: NodeJS.ErrnoException) => {
-          if (err.code !== 'ENOENT') throw err;
-          await this.#folder(path.dirname(file), true); // removed since (by hand, a restore): make it again
-          return link();
-        })
-        .catch((err: NodeJS.ErrnoException) => {
-          throw err.code === 'EEXIST' ? new ObjectExistsError(key) : err;
-        });
     } catch (err) {
       // The folder of the temporary files may have gone (by hand, a restore): made again next time.
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') this.#folders.clear();
+      await removeQuietly(temporary);
       throw err;
-    } finally {
-      await fs.promises.rm(temporary, { force: true });
     }
+    return this.#place(temporary, location);
+  }
+
+  /**
+   * Moves a complete temporary file under its key. A taken key (left by an earlier deployment: the
+   * database reserves every name this service gives) keeps the file for the caller to place under
+   * another key, so the body is read once and no name is checked before it is (one disk trip less per upload).
+   */
+  async #place(temporary: string, location: ObjectLocation): Promise<{ url: string }> {
+    const key = objectKey(location);
+    const file = this.pathOf(key);
+    // link() fails when the name exists (rename() would replace it): nothing is ever overwritten,
+    // even if two instances share the disk.
+    const link = () => fs.promises.link(temporary, file);
+    try {
+      await this.#folder(path.dirname(file));
+      await link().catch(async (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+        await this.#folder(path.dirname(file), true); // removed since (by hand, a restore): make it again
+        return link();
+      });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+        throw new ObjectExistsError(key, { placeElsewhere: (next) => this.#place(temporary, next), discard: () => removeQuietly(temporary) });
+      }
+      await removeQuietly(temporary);
+      throw err;
+    }
+    await removeQuietly(temporary);
     return { url: `${this.publicUrl}/files/${key.split('/').map(encodeURIComponent).join('/')}` };
   }
 
@@ -113,11 +124,11 @@ export class LocalStorage implements FileStorage, ListableStorage {
   }
 }
 
-const exists = (file: string) =>
-  fs.promises.access(file).then(
-    () => true,
-    () => false,
-  );
+/** unlink, not rm: rm checks its path synchronously (an lstat on the event loop) before it starts. */
+const removeQuietly = (file: string) =>
+  fs.promises.unlink(file).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+  });
 
 /** Every file under dir, depth first; nothing when dir does not exist. */
 async function* walk(dir: string): AsyncIterable<string> {
