@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
 import { SNIFF_BYTES, sniffMarkup } from '../domain/content-types.js';
+import { StreamingSha256 } from './sha256.js';
 
 /** What a document's bytes are: their SHA-256 and the type their first bytes show. */
 export interface Inspection {
@@ -10,13 +10,14 @@ export interface Inspection {
 }
 
 /**
- * Passes a document's bytes on unchanged while hashing them (SHA-256) and recognising their type
+ * Passes a document's bytes on unchanged while hashing them (SHA-256, off the event loop for all but
+ * small documents: uploads/sha256.ts) and recognising their type
  * from the first SNIFF_BYTES, so neither needs a second read. The first bytes are held back until
  * the type is known: `detected` settles before anything reaches the consumer, so a refusal by type
  * can come before a byte is stored.
  */
 export class DocumentInspector extends Transform {
-  readonly #hash = createHash('sha256');
+  readonly #hash = new StreamingSha256();
   #head: Buffer[] = [];
   #headBytes = 0;
   #detectedType: string | null | undefined;
@@ -32,7 +33,18 @@ export class DocumentInspector extends Transform {
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
-    this.#hash.update(chunk);
+    const hashing = this.#hash.update(chunk);
+    if (hashing) {
+      hashing.then(
+        () => this.#pass(chunk, callback),
+        (err: Error) => callback(err),
+      );
+    } else {
+      this.#pass(chunk, callback);
+    }
+  }
+
+  #pass(chunk: Buffer, callback: TransformCallback): void {
     if (this.#detectedType !== undefined) return callback(null, chunk);
     this.#head.push(chunk);
     this.#headBytes += chunk.length;
@@ -41,9 +53,19 @@ export class DocumentInspector extends Transform {
   }
 
   override _flush(callback: TransformCallback): void {
-    this.#sha256 = this.#hash.digest('hex');
-    if (this.#detectedType !== undefined) return callback();
-    this.#releaseHead(callback);
+    this.#hash.digest().then(
+      (hex) => {
+        this.#sha256 = hex;
+        if (this.#detectedType !== undefined) return callback();
+        this.#releaseHead(callback);
+      },
+      (err: Error) => callback(err),
+    );
+  }
+
+  override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
+    this.#hash.destroy();
+    callback(err);
   }
 
   #releaseHead(callback: TransformCallback): void {

@@ -1,0 +1,12 @@
+import { StreamingSha256 } from '../src/uploads/sha256.ts';
+import { randomBytes, createHash } from 'node:crypto';
+const t = setTimeout(() => { console.log('timeout'); process.exit(1); }, 5000);
+const d = randomBytes(3 * 1024 * 1024);
+const h = new StreamingSha256();
+console.log('a');
+await h.update(d.subarray(0, 2*1024*1024));
+console.log('b');
+await h.update(d.subarray(2*1024*1024));
+console.log('c');
+console.log(await h.digest(), createHash('sha256').update(d).digest('hex'));
+clearTimeout(t);

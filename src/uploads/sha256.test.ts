@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { test } from 'node:test';
+import { StreamingSha256 } from './sha256.js';
+
+const MiB = 1024 * 1024;
+
+/** Feeds `data` in chunks of random sizes, waiting whenever asked to (as a stream does). */
+async function streamed(data: Buffer, maxChunk: number): Promise<string> {
+  const hash = new StreamingSha256();
+  for (let at = 0; at < data.length; ) {
+    const n = Math.min(data.length - at, 1 + Math.floor(Math.random() * maxChunk));
+    await hash.update(data.subarray(at, at + n));
+    at += n;
+  }
+  return hash.digest();
+}
+
+test('the digest equals SHA-256 of the bytes, whether hashed on the spot (small) or on the hashing thread (large)', async () => {
+  for (const size of [0, 1, 10_000, MiB, MiB + 1, 7 * MiB + 12_345]) {
+    const data = randomBytes(size);
+    const expected = createHash('sha256').update(data).digest('hex');
+    for (const maxChunk of [1024, 64 * 1024, 3 * MiB]) assert.equal(await streamed(data, maxChunk), expected, `${size} bytes in chunks up to ${maxChunk}`);
+  }
+});
+
+test('documents hashed at the same time on the one thread keep their own digests', async () => {
+  const datas = Array.from({ length: 6 }, (_, i) => randomBytes(2 * MiB + i * 1000));
+  const digests = await Promise.all(datas.map((d) => streamed(d, 256 * 1024)));
+  assert.deepEqual(digests, datas.map((d) => createHash('sha256').update(d).digest('hex')));
+});
+
+test('a chunk changed after it was given does not change the digest of a large document (batches are copies)', async () => {
+  const data = randomBytes(3 * MiB);
+  const expected = createHash('sha256').update(data).digest('hex');
+  const hash = new StreamingSha256();
+  const copy = Buffer.from(data);
+  await hash.update(copy.subarray(0, 2 * MiB));
+  copy.fill(0, 1.5 * MiB, 2 * MiB); // past the first batch: already copied out
+  await hash.update(copy.subarray(2 * MiB));
+  assert.equal(await hash.digest(), expected);
+});
