@@ -10,7 +10,7 @@ import { activitySeq } from './migrations/002_activity_seq.js';
 import { teamVersion } from './migrations/004_team_version.js';
 import { mail } from './migrations/006_mail.js';
 import { documents } from './migrations/007_documents.js';
-import { eventLogIndex } from './migrations/008_event_log_index.js';
+import { eventLogIndex } from './migrations/009_event_log_index.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -133,7 +133,7 @@ const migrations = (dialect: Dialect) => ({
   '004_team_version': teamVersion(dialect),
   '006_mail': mail(dialect),
   '007_documents': documents(dialect),
-  '008_event_log_index': eventLogIndex(),
+  '009_event_log_index': eventLogIndex(),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));
