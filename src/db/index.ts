@@ -10,6 +10,7 @@ import { activitySeq } from './migrations/002_activity_seq.js';
 import { teamVersion } from './migrations/004_team_version.js';
 import { mail } from './migrations/006_mail.js';
 import { documents } from './migrations/007_documents.js';
+import { uploadLocks } from './migrations/008_upload_locks.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -132,6 +133,7 @@ const migrations = (dialect: Dialect) => ({
   '004_team_version': teamVersion(dialect),
   '006_mail': mail(dialect),
   '007_documents': documents(dialect),
+  '008_upload_locks': uploadLocks(dialect),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));
