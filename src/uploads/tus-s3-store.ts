@@ -24,6 +24,9 @@ export class S3ResumableStore extends S3Store implements ResumableStore {
       expirationPeriodInMilliseconds,
       // Expiry goes by the multipart uploads' start (deleteExpired), not by bucket lifecycle rules on tags.
       useTags: false,
+      // No cache of `<id>.info`: another instance may finish or expire the upload, and a stale copy
+      // would then report it complete. One small GET per request instead.
+      cache: { get: async () => undefined, set: async () => {}, delete: async () => {} },
     });
     // @tus/s3-store keys objects by the bare upload id; every request it makes is moved under the prefix here.
     this.client.middlewareStack.add(
