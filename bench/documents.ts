@@ -93,7 +93,8 @@ async function main(): Promise<void> {
     const p2 = await newProject('tus');
     const tusStarted = performance.now();
     const url = await new Promise<string>((resolve, reject) => {
-      const up = new tus.Upload(Readable.from(fileBytes(GiB, block)), {
+      // Bytes, not objects: tus-js-client reads chunkSize bytes at a time only from a byte stream (an object stream gives it one 1 MiB block per PATCH).
+      const up = new tus.Upload(Readable.from(fileBytes(GiB, block), { objectMode: false }), {
         endpoint: `http://${HOST}:${port}/api/resumable-uploads`,
         headers: { cookie },
         chunkSize: 5 * MiB,

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Deps } from '../deps.js';
 import { nowIso } from '../deps.js';
@@ -27,6 +28,9 @@ export interface IncomingDocument {
   detectedType?: string | null;
 }
 
+/** A document whose bytes are a finished local file (a resumable upload's): a store that can adopts it without a copy. */
+export type LocalDocument = Omit<IncomingDocument, 'body'> & { file: string };
+
 /** A document whose bytes are in storage but not yet recorded. */
 export interface PlacedDocument {
   location: ObjectLocation;
@@ -37,7 +41,7 @@ export interface PlacedDocument {
  * Specification 4.1 step 8: stream the bytes into storage under a fresh public name. A taken name
  * moves to the next free millisecond; the database reservation decides, across instances.
  */
-export async function placeDocument(deps: Pick<Deps, 'store' | 'storage'>, projectId: string, type: DocumentType, doc: IncomingDocument): Promise<PlacedDocument> {
+export async function placeDocument(deps: Pick<Deps, 'store' | 'storage'>, projectId: string, type: DocumentType, doc: IncomingDocument | LocalDocument): Promise<PlacedDocument> {
   const folder = documentFolder(projectId, type);
   const extension = extensionOf(doc.filename);
   // Bytes a store kept when their name turned out taken after it had read them: placed, not read again.
@@ -50,20 +54,31 @@ export async function placeDocument(deps: Pick<Deps, 'store' | 'storage'>, proje
     });
     if (!reserved) continue;
     try {
-      const { url } = staged ? await staged.placeElsewhere(location) : await deps.storage.put(location, doc.body, doc.contentType, doc.filename, doc.detectedType ?? null);
+      const { url } = staged
+        ? await staged.placeElsewhere(location)
+        : 'file' in doc
+          ? await placeFile(deps.storage, location, doc)
+          : await deps.storage.put(location, doc.body, doc.contentType, doc.filename, doc.detectedType ?? null);
       return { location, url };
     } catch (err) {
       // Left by an earlier deployment: keep the reservation and try the next name, unless the
       // store only said so after reading the body and kept nothing (S3 conditional write, Cloudinary): those bytes are gone.
       if (err instanceof ObjectExistsError) {
         staged = err.staged;
-        if (staged || !doc.body.readableDidRead) continue;
+        if (staged || 'file' in doc || !doc.body.readableDidRead) continue; // a file can be read again
         throw err;
       }
       await deps.store.storageNames.release(objectKey(location)).catch(() => {});
       throw err;
     }
   }
+}
+
+/** A local file into storage: adopted where the driver can, else streamed. */
+function placeFile(storage: Deps['storage'], location: ObjectLocation, doc: LocalDocument): Promise<{ url: string }> {
+  const detected = doc.detectedType ?? null;
+  if (storage.adopt) return storage.adopt(location, doc.file, doc.contentType, doc.filename, detected);
+  return storage.put(location, fs.createReadStream(doc.file), doc.contentType, doc.filename, detected);
 }
 
 /** Undoes step 8 when the request turns out broken after the bytes were stored: nothing is kept. */

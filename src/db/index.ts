@@ -10,6 +10,7 @@ import { activitySeq } from './migrations/002_activity_seq.js';
 import { teamVersion } from './migrations/004_team_version.js';
 import { mail } from './migrations/006_mail.js';
 import { documents } from './migrations/007_documents.js';
+import { uploadLocks } from './migrations/008_upload_locks.js';
 import { eventLogIndex } from './migrations/009_event_log_index.js';
 import type { Tables } from './schema.js';
 
@@ -133,6 +134,7 @@ const migrations = (dialect: Dialect) => ({
   '004_team_version': teamVersion(dialect),
   '006_mail': mail(dialect),
   '007_documents': documents(dialect),
+  '008_upload_locks': uploadLocks(dialect),
   '009_event_log_index': eventLogIndex(),
 });
 

@@ -15,6 +15,7 @@ export interface Tables {
   password_resets: PasswordResetsTable;
   idempotency_keys: IdempotencyKeysTable;
   resumable_uploads: ResumableUploadsTable;
+  upload_locks: UploadLocksTable;
 }
 
 /** SQLite answers 0/1 and PostgreSQL true/false; the data layer maps both to boolean. */
@@ -163,4 +164,15 @@ export interface ResumableUploadsTable {
   error_status: number | null;
   error_message: string | null;
   created_at: string;
+}
+
+export interface UploadLocksTable {
+  /** The tus upload id. */
+  id: string;
+  /** The request (instance and lock) holding the lease. */
+  holder: string;
+  /** Milliseconds since the epoch; past it the lease is anyone's. */
+  expires_at: number;
+  /** 1 once a newer request asked the holder to let go. */
+  release_requested: number;
 }

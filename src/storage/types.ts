@@ -25,6 +25,12 @@ export interface FileStorage {
    */
   put(location: ObjectLocation, body: Readable, contentType: string, filename?: string, detectedType?: string | null): Promise<{ url: string }>;
   /**
+   * Optional: makes a finished local file (a resumable upload's assembled bytes) the object, without
+   * copying it where the store can (a link on the same file system); otherwise as put() from the file.
+   * The file stays where it is, for its owner to remove. Rejects with ObjectExistsError when the key is taken.
+   */
+  adopt?(location: ObjectLocation, file: string, contentType: string, filename?: string, detectedType?: string | null): Promise<{ url: string }>;
+  /**
    * Streams a stored document's bytes (the documents ZIP). Rejects with ObjectMissingError when
    * the store does not hold it, before a byte is sent.
    */

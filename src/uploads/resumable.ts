@@ -1,20 +1,22 @@
 import fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { FileStore } from '@tus/file-store';
 import { Metadata, Server } from '@tus/server';
 import { recordDocument } from '../actions/upload-document.js';
 import type { Deps } from '../deps.js';
 import { cleanContentType, cleanFilename } from '../domain/documents.js';
-import type { Actor, FileUpload } from '../domain/model.js';
+import type { Actor, DocumentType, FileUpload, Project } from '../domain/model.js';
 import type { ResumableUpload } from '../db/store.js';
 import { AppError, errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { admitType } from './admit-type.js';
 import { checkUpload } from './checks.js';
-import { DocumentInspector } from './inspect.js';
+import { DocumentInspector, detectType } from './inspect.js';
+import { LeaseLocker } from './lease-locker.js';
 import { admitAndPlace } from './place.js';
+import { RunningHashes } from './running-hash.js';
+import { type ResumableStore, createResumableStore } from './tus-store.js';
 
 export const RESUMABLE_PATH = '/api/resumable-uploads';
 
@@ -41,18 +43,22 @@ const contextOf = (req: unknown) => {
 const tusError = (status: number, message: string) => ({ status_code: status, body: JSON.stringify({ error: message }) });
 
 /**
- * Resumable uploads with the tus 1.0 protocol (@tus/server with a file store under
- * DATA_DIR/resumable). The service's own route checks each request first (session, checks 1–7 on
- * creation, ownership afterwards) and hands it over with `handle`; completion runs the same steps as
- * POST /api/upload (uploads/place.ts, recordDocument) on the assembled file.
+ * Resumable uploads with the tus 1.0 protocol (@tus/server; the bytes wait in DATA_DIR/resumable,
+ * or in S3 multipart uploads with STORAGE_DRIVER=s3: uploads/tus-store.ts), locked per upload
+ * across instances by a lease in the database (uploads/lease-locker.ts). The service's own route
+ * checks each request first (session, checks 1–7 on creation, ownership afterwards) and hands it
+ * over with `handle`; completion runs the same steps as POST /api/upload (uploads/place.ts,
+ * recordDocument) on the assembled bytes, hashed while they arrived where this instance saw them all.
  */
-export function createResumableUploads(deps: Deps, log: { error(obj: object, msg: string): void }) {
-  const directory = path.join(deps.config.dataDir, 'resumable');
-  const datastore = new FileStore({ directory, expirationPeriodInMilliseconds: deps.config.resumableExpiryMs });
+export async function createResumableUploads(deps: Deps, log: { error(obj: object, msg: string): void }) {
+  const bytes = await createResumableStore(deps.config);
+  const hashes = new RunningHashes();
+  hashes.follow(bytes.datastore);
 
   const server = new Server({
     path: RESUMABLE_PATH,
-    datastore,
+    datastore: bytes.datastore,
+    locker: new LeaseLocker(deps.store, log),
     maxSize: deps.config.maxUploadBytes,
     relativeLocation: true,
     // Same origin only (the web app): no CORS headers.
@@ -70,10 +76,11 @@ export function createResumableUploads(deps: Deps, log: { error(obj: object, msg
       const row = await deps.store.resumableUploads.find(upload.id);
       // A repeated last PATCH (its answer was lost) finds the completion done or under way.
       if (!row || !(await deps.store.resumableUploads.claimFinish(upload.id, new Date().toISOString()))) return {};
+      const discard = () => bytes.discard(upload.id).catch((err: unknown) => log.error({ err }, 'could not remove a finished resumable upload'));
       try {
-        const file = await completeResumable(deps, actor, row, path.join(directory, upload.id), upload.offset);
+        const file = await completeResumable(deps, actor, row, bytes, upload.offset, hashes.take(upload.id, upload.offset));
         await deps.store.resumableUploads.finished(upload.id, { fileUploadId: file.id });
-        await datastore.remove(upload.id).catch((err: unknown) => log.error({ err }, 'could not remove a finished resumable upload'));
+        await discard();
         return {};
       } catch (err) {
         const refusal = err instanceof AppError;
@@ -82,7 +89,7 @@ export function createResumableUploads(deps: Deps, log: { error(obj: object, msg
         if (!refusal) log.error({ err }, 'resumable upload completion failed');
         await deps.store.resumableUploads.finished(upload.id, { status, message }).catch(() => {});
         // Refused or failed: the assembled bytes are not kept (a failure after step 8 is not undone, as specified).
-        await datastore.remove(upload.id).catch(() => {});
+        await discard();
         throw tusError(status, message);
       }
     },
@@ -112,12 +119,17 @@ export function createResumableUploads(deps: Deps, log: { error(obj: object, msg
       if (!requests.has(raw)) requests.set(raw, { actor });
       await server.handle(raw, res);
     },
-    /** Removes unfinished uploads past RESUMABLE_UPLOAD_EXPIRY_HOURS. */
-    cleanUpExpired: () => server.cleanUpExpiredUploads(),
+    /** Removes unfinished uploads past RESUMABLE_UPLOAD_EXPIRY_HOURS (their bytes and records) and leases left by instances that died. */
+    async cleanUpExpired(): Promise<void> {
+      await server.cleanUpExpiredUploads();
+      const now = Date.now();
+      await deps.store.resumableUploads.deleteUnfinished(new Date(now - deps.config.resumableExpiryMs).toISOString());
+      await deps.store.uploadLocks.deleteExpired(now);
+    },
   };
 }
 
-export type ResumableUploads = ReturnType<typeof createResumableUploads>;
+export type ResumableUploads = Awaited<ReturnType<typeof createResumableUploads>>;
 
 function parseMetadata(header: string | string[] | undefined): Record<string, string | undefined> {
   if (typeof header !== 'string') return {};
@@ -131,15 +143,46 @@ function parseMetadata(header: string | string[] | undefined): Record<string, st
 
 /**
  * A finished resumable upload becomes a document by the same steps as POST /api/upload: checks 4–7
- * again (the project may have moved on since creation), the type rule and step 8 on the bytes as
- * they are read once from the assembled file (hashed and recognised on the way), then steps 9–11.
+ * again (the project may have moved on since creation), the type rule and step 8, then steps 9–11.
+ * When this instance hashed every byte as it arrived (`known`), the assembled bytes go into storage
+ * as they are (a local file adopted without a copy); otherwise they are read once through the
+ * inspector, hashed and recognised on the way.
  */
-async function completeResumable(deps: Deps, actor: Actor, row: ResumableUpload, file: string, size: number): Promise<FileUpload> {
+async function completeResumable(
+  deps: Deps,
+  actor: Actor,
+  row: ResumableUpload,
+  bytes: ResumableStore,
+  size: number,
+  known: { sha256: string; head: Buffer } | undefined,
+): Promise<FileUpload> {
   const { project, type } = await checkUpload(deps, actor, { hasFile: true, projectId: row.projectId, fileType: row.fileType });
-  const inspector = new DocumentInspector();
-  const feeding = pipeline(fs.createReadStream(file), inspector);
-  feeding.catch(() => {}); // the consumer below sees the failure
   const doc = { filename: row.filename, contentType: row.contentType };
+  const assembled = await bytes.assembled(row.id);
+  if (known) {
+    const detectedType = await detectType(known.head);
+    try {
+      const placed = await admitAndPlace(deps, project.id, type, 'file' in assembled ? { ...doc, file: assembled.file, detectedType } : { ...doc, body: assembled.body, detectedType });
+      return await recordDocument(deps, actor, project, type, placed, { ...doc, size, sha256: known.sha256, detectedType });
+    } finally {
+      if ('body' in assembled) assembled.body.destroy(); // unread when refused by type; done otherwise
+    }
+  }
+  return inspectAndPlace(deps, actor, project, type, doc, size, 'file' in assembled ? fs.createReadStream(assembled.file) : assembled.body);
+}
+
+async function inspectAndPlace(
+  deps: Deps,
+  actor: Actor,
+  project: Project,
+  type: DocumentType,
+  doc: { filename: string; contentType: string },
+  size: number,
+  source: Readable,
+): Promise<FileUpload> {
+  const inspector = new DocumentInspector();
+  const feeding = pipeline(source, inspector);
+  feeding.catch(() => {}); // the consumer below sees the failure
   let placed;
   try {
     placed = await admitAndPlace(deps, project.id, type, { ...doc, body: inspector, detectedType: await inspector.detected });

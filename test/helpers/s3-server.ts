@@ -30,6 +30,8 @@ export interface S3Server {
   pendingUploads(): string[];
   /** The same, with each one's key and when it began (what ListMultipartUploads answers). */
   pendingUploadDetails(): { uploadId: string; key: string; initiated: Date }[];
+  /** A multipart upload's parts so far (what ListParts answers); undefined once it is completed or aborted. */
+  uploadParts(uploadId: string): { number: number; size: number; md5: string }[] | undefined;
   /** Drops a multipart upload's parts (s3rver has no AbortMultipartUpload; the front answers it with this). */
   discardUpload(uploadId: string): void;
   /** Writes an object directly (unsigned), as another writer would. */
@@ -98,6 +100,16 @@ export async function startS3Server(bucket = 'print-orders-test'): Promise<S3Ser
         initiated: fs.statSync(path.join(uploads, uploadId, 'key')).mtime,
       }));
     },
+    uploadParts(uploadId) {
+      if (!/^[\w-]+$/.test(uploadId)) return undefined;
+      const dir = path.join(s3.dir, bucket, '._S3rver_uploads', uploadId);
+      if (!fs.existsSync(dir)) return undefined;
+      return fs
+        .readdirSync(dir)
+        .filter((f) => /^\d+$/.test(f) && fs.existsSync(path.join(dir, `${f}.md5`))) // a part still being written is not listed yet
+        .map((f) => ({ number: Number(f), size: fs.statSync(path.join(dir, f)).size, md5: fs.readFileSync(path.join(dir, `${f}.md5`), 'utf8') }))
+        .sort((a, b) => a.number - b.number);
+    },
     discardUpload(uploadId) {
       if (!/^[\w-]+$/.test(uploadId)) throw new Error(`odd upload id ${uploadId}`);
       fs.rmSync(path.join(dir, bucket, '._S3rver_uploads', uploadId), { recursive: true, force: true });
@@ -133,7 +145,7 @@ export type FrontPlan =
 /**
  * An HTTP front for an S3Server that behaves like AWS S3 where s3rver does not: a write with
  * `If-None-Match: *` (PutObject, CompleteMultipartUpload) to a key that exists answers 412
- * PreconditionFailed, and AbortMultipartUpload and ListMultipartUploads work. It records every request, and can stage the
+ * PreconditionFailed, and AbortMultipartUpload, ListMultipartUploads (with a prefix) and ListParts work (the last for @tus/s3-store). It records every request, and can stage the
  * races above or fail UploadPart.
  */
 export interface S3Front {
@@ -206,13 +218,24 @@ export async function startS3Front(s3: S3Server): Promise<S3Front> {
         return;
       }
       if (!object && req.method === 'GET' && url.searchParams.has('uploads')) {
+        const prefix = url.searchParams.get('prefix') ?? '';
         const entries = s3
           .pendingUploadDetails()
+          .filter((u) => u.key.startsWith(prefix))
           .map((u) => `<Upload><Key>${u.key}</Key><UploadId>${u.uploadId}</UploadId><Initiated>${u.initiated.toISOString()}</Initiated></Upload>`)
           .join('');
         req.resume();
         res.writeHead(200, { 'content-type': 'application/xml' });
         res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<ListMultipartUploadsResult><Bucket>${s3.bucket}</Bucket><IsTruncated>false</IsTruncated>${entries}</ListMultipartUploadsResult>`);
+        return;
+      }
+      if (object && req.method === 'GET' && url.searchParams.has('uploadId')) {
+        const parts = s3.uploadParts(url.searchParams.get('uploadId')!);
+        if (!parts) return answer(req, res, 404, 'NoSuchUpload', 'The specified upload does not exist.');
+        const entries = parts.map((p) => `<Part><PartNumber>${p.number}</PartNumber><ETag>"${p.md5}"</ETag><Size>${p.size}</Size></Part>`).join('');
+        req.resume();
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<ListPartsResult><Bucket>${s3.bucket}</Bucket><Key>${keyOf(url)}</Key><UploadId>${url.searchParams.get('uploadId')}</UploadId><IsTruncated>false</IsTruncated>${entries}</ListPartsResult>`);
         return;
       }
       if (object && req.method === 'DELETE' && url.searchParams.has('uploadId')) {

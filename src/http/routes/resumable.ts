@@ -15,14 +15,21 @@ const EXPIRY_SWEEP_MS = 3_600_000;
  * that, that the upload is the caller's), then handed to the tus server as it is.
  */
 export async function resumableRoutes(app: App, { deps, hooks }: RouteContext) {
-  const tus = createResumableUploads(deps, app.log);
+  const tus = await createResumableUploads(deps, app.log);
   // tus bodies (application/offset+octet-stream) are the tus server's to read.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, _payload, done) => done(null));
 
-  const sweep = setInterval(() => tus.cleanUpExpired().catch((err: unknown) => app.log.error({ err }, 'could not remove expired resumable uploads')), EXPIRY_SWEEP_MS);
+  const cleanUp = () => void tus.cleanUpExpired().catch((err: unknown) => app.log.error({ err }, 'could not remove expired resumable uploads'));
+  // At start-up too: an instance back after a long stop finds uploads that expired meanwhile.
+  const first = setTimeout(cleanUp, 0);
+  const sweep = setInterval(cleanUp, EXPIRY_SWEEP_MS);
+  first.unref();
   sweep.unref();
-  app.addHook('onClose', async () => clearInterval(sweep));
+  app.addHook('onClose', async () => {
+    clearTimeout(first);
+    clearInterval(sweep);
+  });
 
   const tusRoute = { tags: ['documents'] };
   app.route({

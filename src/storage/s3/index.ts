@@ -7,18 +7,35 @@ import {
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   S3Client,
+  type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
 import type { StorageConfig } from '../../config.js';
-import { dispositionFor } from '../../domain/documents.js';
+import { DOCUMENTS_PREFIX, dispositionFor } from '../../domain/documents.js';
 import { type FileStorage, type IncompleteWrite, type ListableStorage, type ObjectLocation, type StoredObject, ObjectExistsError, ObjectMissingError, objectKey } from '../types.js';
 
-type S3Settings = Extract<StorageConfig, { driver: 's3' }>;
+export type S3Settings = Extract<StorageConfig, { driver: 's3' }>;
 
 /** Under /readyz's own 3 s bound, so the answer names the store; at start-up it is the only bound. */
 const CHECK_TIMEOUT_MS = 2500;
 const PART_BYTES = 5 * 1024 * 1024;
+
+/** The S3 client settings of the driver, shared with the resumable uploads' S3 store (uploads/tus-s3-store.ts). */
+export function s3ClientConfig(settings: S3Settings): S3ClientConfig {
+  return {
+    region: settings.region,
+    endpoint: settings.endpoint,
+    forcePathStyle: settings.forcePathStyle,
+    credentials: settings.credentials,
+    // An unreachable store fails within seconds instead of hanging the request.
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 3000, socketTimeout: 60_000 },
+    // Checksums only where S3 demands them: many S3-compatible stores reject aws-chunked trailers.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  };
+}
 
 /**
  * Objects in an S3 bucket (AWS or any S3-compatible store), public at `<publicUrl>/<key>`.
@@ -29,18 +46,7 @@ export class S3Storage implements FileStorage, ListableStorage {
   private readonly client: S3Client;
 
   constructor(readonly settings: S3Settings) {
-    this.client = new S3Client({
-      region: settings.region,
-      endpoint: settings.endpoint,
-      forcePathStyle: settings.forcePathStyle,
-      credentials: settings.credentials,
-      // An unreachable store fails within seconds instead of hanging the request.
-      maxAttempts: 3,
-      requestHandler: { connectionTimeout: 3000, socketTimeout: 60_000 },
-      // Checksums only where S3 demands them: many S3-compatible stores reject aws-chunked trailers.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+    this.client = new S3Client(s3ClientConfig(settings));
   }
 
   async put(location: ObjectLocation, body: Readable, contentType: string, filename?: string, detectedType?: string | null): Promise<{ url: string }> {
@@ -104,13 +110,14 @@ export class S3Storage implements FileStorage, ListableStorage {
   /**
    * Multipart uploads begun and never completed or aborted (an instance that crashed mid-upload):
    * their parts are stored, and billed, until aborted. lib-storage aborts the ones that fail in a running process.
+   * Only the driver's own, under DOCUMENTS_PREFIX: resumable uploads keep theirs open for hours (their expiry removes them).
    */
   async *listIncomplete(): AsyncIterable<IncompleteWrite> {
     let keyMarker: string | undefined;
     let uploadIdMarker: string | undefined;
     do {
       const page = await this.client
-        .send(new ListMultipartUploadsCommand({ Bucket: this.settings.bucket, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }))
+        .send(new ListMultipartUploadsCommand({ Bucket: this.settings.bucket, Prefix: DOCUMENTS_PREFIX, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }))
         .catch((err: unknown) => {
           throw failure(`S3 listing of incomplete multipart uploads in ${this.settings.bucket}`, err);
         });
