@@ -78,7 +78,7 @@ export async function createResumableUploads(deps: Deps, log: { error(obj: objec
       if (!row || !(await deps.store.resumableUploads.claimFinish(upload.id, new Date().toISOString()))) return {};
       const discard = () => bytes.discard(upload.id).catch((err: unknown) => log.error({ err }, 'could not remove a finished resumable upload'));
       try {
-        const file = await completeResumable(deps, actor, row, bytes, upload.offset, hashes.take(upload.id, upload.offset));
+        const file = await completeResumable(deps, actor, row, bytes, upload.offset, await hashes.take(upload.id, upload.offset));
         await deps.store.resumableUploads.finished(upload.id, { fileUploadId: file.id });
         await discard();
         return {};

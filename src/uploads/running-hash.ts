@@ -1,12 +1,12 @@
-import { type Hash, createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import type { DataStore } from '@tus/server';
 import { SNIFF_BYTES } from '../domain/content-types.js';
+import { StreamingSha256 } from './sha256.js';
 
 interface Running {
   /** The upload's offset the hash has reached: the next write continues it only from there. */
   offset: number;
-  hash: Hash;
+  hash: StreamingSha256;
   head: Buffer;
 }
 
@@ -30,38 +30,60 @@ export class RunningHashes {
       const known = this.#uploads.get(id);
       // Taken out while the write runs: a second write to the upload (another lock holder) finds nothing to continue.
       this.#uploads.delete(id);
-      const running = offset === 0 ? { offset: 0, hash: createHash('sha256'), head: Buffer.alloc(0) } : known?.offset === offset ? known : undefined;
+      const running = offset === 0 ? { offset: 0, hash: new StreamingSha256(), head: Buffer.alloc(0) } : known?.offset === offset ? known : undefined;
+      if (known && known !== running) known.hash.destroy();
       if (!running) return write(source, id, offset);
       let seen = 0;
       const tap = new Transform({
         transform(chunk: Buffer, _enc, callback) {
-          running.hash.update(chunk);
           if (running.head.length < SNIFF_BYTES) running.head = Buffer.concat([running.head, chunk.subarray(0, SNIFF_BYTES - running.head.length)]);
           seen += chunk.length;
-          callback(null, chunk);
+          const hashing = running.hash.update(chunk);
+          if (hashing) hashing.then(() => callback(null, chunk), callback);
+          else callback(null, chunk);
         },
       });
       source.on('error', (err) => tap.destroy(err));
-      const written = await write(source.pipe(tap), id, offset);
-      // Every byte that passed was stored, and only those: the hash matches the upload up to `written`.
-      if (written === offset + seen) {
-        running.offset = written;
-        this.#uploads.set(id, running);
-        if (this.#uploads.size > MAX_FOLLOWED) this.#uploads.delete(this.#uploads.keys().next().value!);
+      let written: number;
+      try {
+        written = await write(source.pipe(tap), id, offset);
+      } catch (err) {
+        running.hash.destroy();
+        throw err;
       }
+      // Every byte that passed was stored, and only those: the hash matches the upload up to `written`.
+      if (written !== offset + seen) {
+        running.hash.destroy();
+        return written;
+      }
+      running.offset = written;
+      running.hash.pause(); // the next PATCH may be a while (or never): hold no batch buffers meanwhile
+      this.#uploads.set(id, running);
+      if (this.#uploads.size > MAX_FOLLOWED) this.#forget(this.#uploads.keys().next().value!);
       return written;
     };
   }
 
   /** The finished upload's SHA-256 and first bytes, when this instance saw all `size` of them; forgets the upload either way. */
-  take(id: string, size: number): { sha256: string; head: Buffer } | undefined {
+  async take(id: string, size: number): Promise<{ sha256: string; head: Buffer } | undefined> {
     const running = this.#uploads.get(id);
     this.#uploads.delete(id);
-    if (!running || running.offset !== size) return undefined;
-    return { sha256: running.hash.digest('hex'), head: running.head };
+    if (!running) return undefined;
+    if (running.offset !== size) {
+      running.hash.destroy();
+      return undefined;
+    }
+    // A hashing thread that failed meanwhile: the completion reads the bytes again instead.
+    const sha256 = await running.hash.digest().catch(() => undefined);
+    return sha256 === undefined ? undefined : { sha256, head: running.head };
   }
 
   forget(id: string): void {
+    this.#forget(id);
+  }
+
+  #forget(id: string): void {
+    this.#uploads.get(id)?.hash.destroy();
     this.#uploads.delete(id);
   }
 }

@@ -40,3 +40,20 @@ test('a chunk changed after it was given does not change the digest of a large d
   await hash.update(copy.subarray(2 * MiB));
   assert.equal(await hash.digest(), expected);
 });
+
+test('a document given in parts with pauses between them (a resumable upload) hashes as one', async () => {
+  for (const parts of [[10_000, 20_000], [MiB - 1, 2, 3 * MiB], [5 * MiB, 5 * MiB, 123]]) {
+    const data = randomBytes(parts.reduce((a, b) => a + b, 0));
+    const hash = new StreamingSha256();
+    let at = 0;
+    for (const n of parts) {
+      for (let end = at + n; at < end; ) {
+        const k = Math.min(end - at, 64 * 1024);
+        await hash.update(data.subarray(at, at + k));
+        at += k;
+      }
+      hash.pause();
+    }
+    assert.equal(await hash.digest(), createHash('sha256').update(data).digest('hex'), `parts ${parts.join(', ')}`);
+  }
+});

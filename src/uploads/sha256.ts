@@ -30,6 +30,21 @@ export class StreamingSha256 {
     return held.reduce<Promise<void>>((prev, c) => prev.then(() => this.#remote!.update(c)), Promise.resolve());
   }
 
+  /**
+   * Between the parts of a document that arrives in several requests (a resumable upload): sends
+   * what is waiting to the hashing thread and lets go of the batch buffers, so a document that
+   * pauses holds no memory for its checksum. The next update goes on where this one stopped.
+   */
+  pause(): void {
+    if (!this.#remote && this.#heldBytes) {
+      this.#remote = hashingThread().start();
+      // Within one batch, so never waits; a failure of the thread is what digest() reports.
+      for (const c of this.#held) this.#remote.update(c).catch(() => {});
+      this.#held = [];
+    }
+    this.#remote?.pause();
+  }
+
   /** The lower-case hex digest of everything given. */
   async digest(): Promise<string> {
     if (this.#remote) return this.#remote.digest();
@@ -91,14 +106,26 @@ class HashingThread {
 
   forget(id: number): void {
     this.#documents.delete(id);
-    // Kept alive only while a document waits on it: an idle thread never holds the process open.
-    if (!this.#documents.size) this.#worker?.unref();
   }
 
   post(message: { id: number; op: string; buffer?: ArrayBuffer; length?: number }): void {
     const worker = (this.#worker ??= this.#spawn());
-    worker.ref();
     worker.postMessage(message, message.buffer ? [message.buffer] : []);
+  }
+
+  #waiting = 0;
+
+  /**
+   * Runs until `reply` settles with the thread keeping the process alive: only while someone awaits
+   * it does it count, so neither an idle thread nor a paused document ever holds the process open.
+   */
+  async awaiting<T>(reply: Promise<T>): Promise<T> {
+    if (this.#waiting++ === 0) this.#worker?.ref();
+    try {
+      return await reply;
+    } finally {
+      if (--this.#waiting === 0) this.#worker?.unref();
+    }
   }
 
   #spawn(): Worker {
@@ -118,6 +145,7 @@ class HashingThread {
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`the hashing thread stopped (exit code ${code})`)));
+    if (!this.#waiting) worker.unref(); // after the listeners: adding one refs it again
     return worker;
   }
 }
@@ -133,6 +161,8 @@ class RemoteHash {
   #filling: Buffer | undefined;
   #filled = 0;
   #failure: Error | undefined;
+  /** Paused: batches that come back are dropped, not kept for the next one. */
+  #paused = false;
   #waitingForBuffer: { resolve: () => void; reject: (err: Error) => void } | undefined;
   #waitingForDigest: { resolve: (hex: string) => void; reject: (err: Error) => void } | undefined;
 
@@ -142,6 +172,10 @@ class RemoteHash {
   ) {
     thread.register(id, {
       onReturned: (buffer) => {
+        if (this.#paused) {
+          this.#allocated--;
+          return;
+        }
         this.#free.push(buffer);
         const waiting = this.#waitingForBuffer;
         this.#waitingForBuffer = undefined;
@@ -157,13 +191,14 @@ class RemoteHash {
   }
 
   async update(chunk: Buffer): Promise<void> {
+    this.#paused = false;
     let offset = 0;
     while (offset < chunk.length) {
       if (this.#failure) throw this.#failure;
       if (!this.#filling) {
         const buffer = this.#free.pop() ?? (this.#allocated < BATCHES_IN_FLIGHT ? (this.#allocated++, new ArrayBuffer(BATCH_BYTES)) : undefined);
         if (!buffer) {
-          await new Promise<void>((resolve, reject) => (this.#waitingForBuffer = { resolve, reject }));
+          await this.thread.awaiting(new Promise<void>((resolve, reject) => (this.#waitingForBuffer = { resolve, reject })));
           continue;
         }
         this.#filling = Buffer.from(buffer);
@@ -176,6 +211,13 @@ class RemoteHash {
     }
   }
 
+  pause(): void {
+    this.#send();
+    this.#allocated -= this.#free.length;
+    this.#free.length = 0;
+    this.#paused = true;
+  }
+
   #send(): void {
     if (!this.#filling) return;
     this.thread.post({ id: this.id, op: 'update', buffer: this.#filling.buffer as ArrayBuffer, length: this.#filled });
@@ -186,10 +228,9 @@ class RemoteHash {
     if (this.#failure) throw this.#failure;
     this.#send();
     try {
-      return await new Promise<string>((resolve, reject) => {
-        this.#waitingForDigest = { resolve, reject };
-        this.thread.post({ id: this.id, op: 'digest' });
-      });
+      const digest = new Promise<string>((resolve, reject) => (this.#waitingForDigest = { resolve, reject }));
+      this.thread.post({ id: this.id, op: 'digest' });
+      return await this.thread.awaiting(digest);
     } finally {
       this.#done = true;
       this.thread.forget(this.id);
