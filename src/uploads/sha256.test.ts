@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { StreamingSha256 } from './sha256.js';
+import { StreamingSha256, terminateHashingThread } from './sha256.js';
 
 const MiB = 1024 * 1024;
 
@@ -56,4 +56,13 @@ test('a document given in parts with pauses between them (a resumable upload) ha
     }
     assert.equal(await hash.digest(), createHash('sha256').update(data).digest('hex'), `parts ${parts.join(', ')}`);
   }
+});
+
+test('the hashing thread dying under a document fails that document, and the next one is hashed by a new thread', async () => {
+  const hash = new StreamingSha256();
+  await hash.update(randomBytes(3 * MiB)); // on the thread by now
+  await terminateHashingThread();
+  await assert.rejects(hash.digest(), /hashing thread stopped/);
+  const data = randomBytes(4 * MiB);
+  assert.equal(await streamed(data, 512 * 1024), createHash('sha256').update(data).digest('hex'));
 });

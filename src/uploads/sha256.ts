@@ -108,6 +108,11 @@ class HashingThread {
     this.#documents.delete(id);
   }
 
+  /** Stops the thread as a crash would (tests): what waits on it fails, the next document starts another. */
+  async terminate(): Promise<void> {
+    await this.#worker?.terminate();
+  }
+
   post(message: { id: number; op: string; buffer?: ArrayBuffer; length?: number }): void {
     const worker = (this.#worker ??= this.#spawn());
     worker.postMessage(message, message.buffer ? [message.buffer] : []);
@@ -152,6 +157,9 @@ class HashingThread {
 
 let thread: HashingThread | undefined;
 const hashingThread = () => (thread ??= new HashingThread());
+
+/** Tests: the hashing thread dies (as on a crash) under whatever is being hashed. */
+export const terminateHashingThread = () => hashingThread().terminate();
 
 /** One document's hash on the hashing thread. */
 class RemoteHash {
