@@ -14,6 +14,7 @@ import type {
   User,
 } from '../domain/model.js';
 import type { Database, DB } from './index.js';
+import { reusable } from './reusable.js';
 import { emailOptoutsRepo, outboxRepo, passwordResetsRepo } from './mail.js';
 import {
   type Cursor,
@@ -75,10 +76,10 @@ export function createStore(database: Database): Store {
 function repositories({ db, dialect }: Database) {
   return {
     users: usersRepo(db, dialect),
-    sessions: sessionsRepo(db),
+    sessions: sessionsRepo(db, dialect),
     projects: projectsRepo(db, dialect),
-    files: filesRepo(db),
-    storageNames: storageNamesRepo(db),
+    files: filesRepo(db, dialect),
+    storageNames: storageNamesRepo(db, dialect),
     idempotencyKeys: idempotencyKeysRepo(db),
     resumableUploads: resumableUploadsRepo(db),
     uploadLocks: uploadLocksRepo(db),
@@ -198,21 +199,90 @@ function usersRepo(db: DB, dialect: Database['dialect']) {
   };
 }
 
-function sessionsRepo(db: DB) {
+/** The queries every upload makes (and a request's session check), compiled once: see reusable.ts. */
+const hot = {
+  session: reusable((db, tokenHash: string, now: string) =>
+    db
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .select(USER_COLUMNS.map((c) => `users.${c}` as const))
+      .select('sessions.expires_at')
+      .where('sessions.token_hash', '=', tokenHash)
+      .where('sessions.expires_at', '>', now),
+  ),
+  project: reusable((db, id: string) => db.selectFrom('projects').selectAll().where('id', '=', id)),
+  reserveName: reusable((db, key: string, now: string) =>
+    db
+      .insertInto('storage_names')
+      .values({ key, created_at: now })
+      .onConflict((oc) => oc.column('key').doNothing()),
+  ),
+  insertFile: reusable(
+    (
+      db,
+      id: string,
+      projectId: string,
+      type: string,
+      url: string,
+      filename: string,
+      size: number,
+      contentType: string,
+      storageKey: string,
+      uploadedById: string,
+      createdAt: string,
+      sha256: string | null,
+      detectedType: string | null,
+    ) =>
+      db.insertInto('file_uploads').values({
+        id,
+        project_id: projectId,
+        type,
+        url,
+        filename,
+        size,
+        content_type: contentType,
+        storage_key: storageKey,
+        uploaded_by_id: uploadedById,
+        created_at: createdAt,
+        sha256,
+        detected_type: detectedType,
+      }),
+  ),
+  insertActivity: reusable((db, id: string, userId: string, action: string, entityType: string, entityId: string, details: string, createdAt: string) =>
+    db
+      .insertInto('activity_log')
+      .values({
+        id,
+        seq: sql<number>`(select coalesce(max(seq), 0) + 1 from activity_log)`,
+        user_id: userId,
+        action,
+        entity_type: entityType,
+        entity_id: entityId,
+        details,
+        created_at: createdAt,
+      })
+      .returning('seq'),
+  ),
+  changesAfter: reusable((db, seq: number, limit: number) =>
+    db
+      .selectFrom('activity_log')
+      .leftJoin('projects', 'projects.id', 'activity_log.entity_id')
+      .select(['activity_log.seq', 'activity_log.entity_id', 'projects.poc_id'])
+      .where('activity_log.seq', '>', seq)
+      .where('activity_log.entity_type', '=', 'project')
+      .orderBy('activity_log.seq')
+      .limit(limit),
+  ),
+};
+
+function sessionsRepo(db: DB, dialect: Database['dialect']) {
   return {
     async create(tokenHash: string, userId: string, now: string, expiresAt: string): Promise<void> {
       await db.insertInto('sessions').values({ token_hash: tokenHash, user_id: userId, created_at: now, expires_at: expiresAt }).execute();
     },
     /** The live session's user (read fresh, so role and active changes apply at once). */
     async find(tokenHash: string, now: string): Promise<{ user: User; expiresAt: string } | undefined> {
-      const row = await db
-        .selectFrom('sessions')
-        .innerJoin('users', 'users.id', 'sessions.user_id')
-        .select(USER_COLUMNS.map((c) => `users.${c}` as const))
-        .select('sessions.expires_at')
-        .where('sessions.token_hash', '=', tokenHash)
-        .where('sessions.expires_at', '>', now)
-        .executeTakeFirst();
+      const [row] = (await db.executeQuery(hot.session(db, dialect, tokenHash, now))).rows;
       return row && { user: toUser(row), expiresAt: row.expires_at };
     },
     /** The sessions among these token hashes that still exist, with their user's role and active flag (expired ones included). */
@@ -306,6 +376,10 @@ function projectsRepo(db: DB, dialect: Database['dialect']) {
     },
     /** One project as the rules see it (no names: the upload's checks and the lifecycle need none); in a transaction on PostgreSQL its row stays locked until commit. */
     async findById(id: string, opts: { forUpdate?: boolean } = {}): Promise<Project | undefined> {
+      if (!opts.forUpdate) {
+        const [row] = (await db.executeQuery(hot.project(db, dialect, id))).rows;
+        return row && toProject(row);
+      }
       const row = await db
         .selectFrom('projects')
         .selectAll()
@@ -359,26 +433,11 @@ function projectsRepo(db: DB, dialect: Database['dialect']) {
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-function filesRepo(db: DB) {
+function filesRepo(db: DB, dialect: Database['dialect']) {
   return {
     async insert(f: FileUpload): Promise<void> {
-      await db
-        .insertInto('file_uploads')
-        .values({
-          id: f.id,
-          project_id: f.projectId,
-          type: f.type,
-          url: f.url,
-          filename: f.filename,
-          size: f.size,
-          content_type: f.contentType,
-          storage_key: f.storageKey,
-          uploaded_by_id: f.uploadedById,
-          created_at: f.createdAt,
-          sha256: f.sha256,
-          detected_type: f.detectedType,
-        })
-        .execute();
+      const values = [f.id, f.projectId, f.type, f.url, f.filename, f.size, f.contentType, f.storageKey, f.uploadedById, f.createdAt, f.sha256, f.detectedType] as const;
+      await db.executeQuery(hot.insertFile(db, dialect, ...values));
     },
     /** Newest first, each with its uploader's name (a LEFT JOIN on users: the name only). */
     async listForProject(projectId: string): Promise<FileUploadWithNames[]> {
@@ -564,16 +623,12 @@ function uploadLocksRepo(db: DB) {
   };
 }
 
-function storageNamesRepo(db: DB) {
+function storageNamesRepo(db: DB, dialect: Database['dialect']) {
   return {
     /** Claims a storage key; false when another upload holds it already. */
     async reserve(key: string, now: string): Promise<boolean> {
-      const inserted = await db
-        .insertInto('storage_names')
-        .values({ key, created_at: now })
-        .onConflict((oc) => oc.column('key').doNothing())
-        .executeTakeFirst();
-      return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
+      const inserted = await db.executeQuery(hot.reserveName(db, dialect, key, now));
+      return Number(inserted.numAffectedRows ?? 0) === 1;
     },
     async release(key: string): Promise<void> {
       await db.deleteFrom('storage_names').where('key', '=', key).execute();
@@ -611,8 +666,13 @@ export interface LoggedChange {
 
 function activityRepo(db: DB, dialect: Database['dialect']) {
   /** The changes after `seq` in order, optionally only those of one POC's projects. */
-  const changesAfter = (seq: number, limit: number, pocId?: string) =>
-    db
+  const changesAfter = async (seq: number, limit: number, pocId?: string): Promise<LoggedChange[]> => {
+    // Every instance's stream hub reads this after every change: the one without a POC is compiled once.
+    if (pocId === undefined) {
+      const { rows } = await db.executeQuery(hot.changesAfter(db, dialect, seq, limit));
+      return rows.map((r): LoggedChange => ({ seq: Number(r.seq), projectId: r.entity_id, pocId: r.poc_id }));
+    }
+    return db
       .selectFrom('activity_log')
       .leftJoin('projects', 'projects.id', 'activity_log.entity_id')
       .select(['activity_log.seq', 'activity_log.entity_id', 'projects.poc_id'])
@@ -623,6 +683,7 @@ function activityRepo(db: DB, dialect: Database['dialect']) {
       .limit(limit)
       .execute()
       .then((rows) => rows.map((r): LoggedChange => ({ seq: Number(r.seq), projectId: r.entity_id, pocId: r.poc_id })));
+  };
 
   return {
     /**
@@ -633,20 +694,8 @@ function activityRepo(db: DB, dialect: Database['dialect']) {
     async insert(e: ActivityEntry): Promise<number> {
       const write = async (trx: DB) => {
         if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('activity_log:' || current_schema()))`.execute(trx);
-        const row = await trx
-          .insertInto('activity_log')
-          .values({
-            id: e.id,
-            seq: sql<number>`(select coalesce(max(seq), 0) + 1 from activity_log)`,
-            user_id: e.userId,
-            action: e.action,
-            entity_type: e.entityType,
-            entity_id: e.entityId,
-            details: JSON.stringify(e.details),
-            created_at: e.createdAt,
-          })
-          .returning('seq')
-          .executeTakeFirstOrThrow();
+        const [row] = (await trx.executeQuery(hot.insertActivity(trx, dialect, e.id, e.userId, e.action, e.entityType, e.entityId, JSON.stringify(e.details), e.createdAt))).rows;
+        if (!row) throw new Error('the activity entry was not written');
         return Number(row.seq);
       };
       // The advisory lock lasts as long as its transaction: outside one, make one.
