@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Deps } from '../deps.js';
+import { SavepointBroken } from '../db/store.js';
 import { nowIso } from '../deps.js';
 import { documentFolder, extensionOf, publicName } from '../domain/documents.js';
 import type { Actor, DocumentType, FileUpload, Project } from '../domain/model.js';
@@ -49,7 +50,7 @@ export async function placeDocument(deps: Pick<Deps, 'store' | 'storage'>, proje
   for (let ms = Date.now(); ; ms++) {
     const location: ObjectLocation = { folder, publicName: publicName(type, ms), extension };
     const reserved = await deps.store.storageNames.reserve(objectKey(location), nowIso()).catch(async (err: unknown) => {
-      await staged?.discard();
+      await staged?.discard().catch(() => {}); // the reconciler removes it; the database's failure is the answer
       throw err;
     });
     if (!reserved) continue;
@@ -127,7 +128,10 @@ export async function recordDocument(
       // project change queues them), and never change the upload's answer: a failure undoes only them.
       await store
         .savepoint(() => queueProjectEmails(store, deps.config.mail.batchSeconds, { actor, project, action: `${type}_UPLOADED`, details, at: now }))
-        .catch((err: unknown) => deps.mail.log.error({ err, projectId: project.id }, "the upload's emails could not be queued"));
+        .catch((err: unknown) => {
+          if (err instanceof SavepointBroken) throw err;
+          deps.mail.log.error({ err, projectId: project.id }, "the upload's emails could not be queued");
+        });
     });
   } catch (err) {
     // Step 9 succeeded and a later one failed: the rollback took the record with it, and it must stay.

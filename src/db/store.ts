@@ -44,11 +44,21 @@ export interface Store extends ReturnType<typeof repositories> {
   transaction<T>(fn: (store: Store) => Promise<T>): Promise<T>;
   /**
    * Inside a transaction: runs fn so that its failure undoes only its own writes (a savepoint) and
-   * the transaction goes on; the failure is rethrown.
+   * the transaction goes on; the failure is rethrown. A failure of the savepoint itself is a
+   * SavepointBroken, which the caller must let fail the transaction.
    */
   savepoint<T>(fn: () => Promise<T>): Promise<T>;
   ping(): Promise<void>;
 }
+
+/** A savepoint that could not be set, rolled back to or released: the transaction it is in must fail. */
+export class SavepointBroken extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`the transaction's savepoint failed: ${(cause as Error)?.message ?? String(cause)}`);
+  }
+}
+
+let savepoints = 0;
 
 export function createStore(database: Database): Store {
   return {
@@ -56,16 +66,24 @@ export function createStore(database: Database): Store {
     transaction: (fn) => database.db.transaction().execute((trx) => fn(createStore({ ...database, db: trx }))),
     savepoint: async (fn) => {
       if (!database.db.isTransaction) throw new Error('a savepoint needs a transaction');
-      await sql`savepoint part`.execute(database.db);
+      const name = sql.raw(`part_${++savepoints}`);
+      // The savepoint's own statements failing leave the transaction unusable (PostgreSQL would
+      // answer its COMMIT with a silent rollback): that is no failure of fn, and fails the transaction.
+      const control = (statement: ReturnType<typeof sql>) =>
+        statement.execute(database.db).catch((err: unknown) => {
+          throw new SavepointBroken(err);
+        });
+      await control(sql`savepoint ${name}`);
+      let result: Awaited<ReturnType<typeof fn>>;
       try {
-        const result = await fn();
-        await sql`release savepoint part`.execute(database.db);
-        return result;
+        result = await fn();
       } catch (err) {
-        await sql`rollback to savepoint part`.execute(database.db);
-        await sql`release savepoint part`.execute(database.db);
+        await control(sql`rollback to savepoint ${name}`);
+        await control(sql`release savepoint ${name}`);
         throw err;
       }
+      await control(sql`release savepoint ${name}`);
+      return result;
     },
     ping: async () => {
       await sql`select 1`.execute(database.db);

@@ -34,13 +34,22 @@ export class RunningHashes {
       if (known && known !== running) known.hash.destroy();
       if (!running) return write(source, id, offset);
       let seen = 0;
+      let broken = false;
       const tap = new Transform({
         transform(chunk: Buffer, _enc, callback) {
           if (running.head.length < SNIFF_BYTES) running.head = Buffer.concat([running.head, chunk.subarray(0, SNIFF_BYTES - running.head.length)]);
           seen += chunk.length;
+          if (broken) return callback(null, chunk);
           const hashing = running.hash.update(chunk);
-          if (hashing) hashing.then(() => callback(null, chunk), callback);
-          else callback(null, chunk);
+          if (!hashing) return callback(null, chunk);
+          // The hashing thread failed: the bytes still go in, and the completion reads them again.
+          hashing.then(
+            () => callback(null, chunk),
+            () => {
+              broken = true;
+              callback(null, chunk);
+            },
+          );
         },
       });
       source.on('error', (err) => tap.destroy(err));
@@ -52,7 +61,7 @@ export class RunningHashes {
         throw err;
       }
       // Every byte that passed was stored, and only those: the hash matches the upload up to `written`.
-      if (written !== offset + seen) {
+      if (written !== offset + seen || broken) {
         running.hash.destroy();
         return written;
       }

@@ -66,3 +66,12 @@ test('the hashing thread dying under a document fails that document, and the nex
   const data = randomBytes(4 * MiB);
   assert.equal(await streamed(data, 512 * 1024), createHash('sha256').update(data).digest('hex'));
 });
+
+test('a document given up while it waits for the thread fails its wait at once (nothing is left pending)', async () => {
+  const hash = new StreamingSha256();
+  await hash.update(randomBytes(2 * MiB)); // on the thread
+  const waiting = hash.update(randomBytes(20 * MiB)); // more than may be in flight: it waits for batches back
+  hash.destroy();
+  await assert.rejects(Promise.resolve(waiting), /given up/);
+  await assert.rejects(hash.digest(), /given up/);
+});

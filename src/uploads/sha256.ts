@@ -2,9 +2,12 @@ import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 
 /** Bytes sent to the hashing thread at a time; a file no larger is hashed on the spot, in one call. */
-const BATCH_BYTES = 1024 * 1024;
-/** Batches of one document on their way to the hashing thread at once: the memory a large upload holds for its checksum. */
-const BATCHES_IN_FLIGHT = 3;
+const BATCH_BYTES = 256 * 1024;
+/**
+ * Batches of one document on their way to the hashing thread at once: the memory an upload holds
+ * for its checksum (1 MiB; as much as the local driver's write buffer), whether it is fast or trickles in.
+ */
+const BATCHES_IN_FLIGHT = 4;
 
 /**
  * SHA-256 of a document's bytes as they stream, without costing the event loop the hashing (about
@@ -12,6 +15,7 @@ const BATCHES_IN_FLIGHT = 3;
  * bytes are copied in batches to one hashing thread shared by the process, and a document whose
  * batches are all still being hashed waits for one back (backpressure: memory stays bounded). A
  * small document never leaves the event loop: its chunks are kept (not copied) and hashed at the end.
+ * Whatever waits on the thread settles: with the digest, or with the failure of the thread or of the document (destroy).
  */
 export class StreamingSha256 {
   #held: Buffer[] = [];
@@ -227,7 +231,7 @@ class RemoteHash {
   }
 
   #send(): void {
-    if (!this.#filling) return;
+    if (!this.#filling || this.#failure) return;
     this.thread.post({ id: this.id, op: 'update', buffer: this.#filling.buffer as ArrayBuffer, length: this.#filled });
     this.#filling = undefined;
   }
@@ -235,22 +239,27 @@ class RemoteHash {
   async digest(): Promise<string> {
     if (this.#failure) throw this.#failure;
     this.#send();
-    try {
-      const digest = new Promise<string>((resolve, reject) => (this.#waitingForDigest = { resolve, reject }));
-      this.thread.post({ id: this.id, op: 'digest' });
-      return await this.thread.awaiting(digest);
-    } finally {
-      this.#done = true;
-      this.thread.forget(this.id);
-    }
+    const digest = new Promise<string>((resolve, reject) => (this.#waitingForDigest = { resolve, reject }));
+    this.thread.post({ id: this.id, op: 'digest' });
+    const hex = await this.thread.awaiting(digest);
+    this.#done = true;
+    this.thread.forget(this.id);
+    return hex;
   }
 
   #done = false;
 
+  /** Given up (the upload failed): whatever waits on this document fails now, and the thread forgets it. */
   destroy(): void {
     if (this.#done) return;
     this.#done = true;
-    if (!this.#failure) this.thread.post({ id: this.id, op: 'drop' });
+    const failed = this.#failure !== undefined;
+    const err = (this.#failure ??= new Error('the document was given up before its checksum was complete'));
+    this.#waitingForBuffer?.reject(err);
+    this.#waitingForDigest?.reject(err);
+    this.#waitingForBuffer = this.#waitingForDigest = undefined;
+    this.#filling = undefined;
+    if (!failed) this.thread.post({ id: this.id, op: 'drop' });
     this.thread.forget(this.id);
   }
 }

@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 export function eventLogIndex() {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.createIndex('activity_entity_type_seq').on('activity_log').columns(['entity_type', 'seq']).execute();
+      await db.schema.createIndex('activity_entity_type_seq').ifNotExists().on('activity_log').columns(['entity_type', 'seq']).execute();
     },
   };
 }

@@ -67,7 +67,8 @@ export class LocalStorage implements FileStorage, ListableStorage {
       await removeQuietly(temporary);
       throw err;
     }
-    await removeQuietly(temporary);
+    // In place: a temporary name that will not go is the reconciler's to remove, not this upload's failure.
+    await removeQuietly(temporary).catch(() => {});
     return { url: `${this.publicUrl}/files/${key.split('/').map(encodeURIComponent).join('/')}` };
   }
 
