@@ -155,3 +155,66 @@ export function streamUpload(opts: UploadOptions): Promise<HttpResult> {
     () => Readable.from(body(), { objectMode: false, highWaterMark: 1024 * 1024 }),
   );
 }
+
+export interface TusUploadOptions {
+  port: number;
+  /** The creation endpoint, e.g. /api/resumable-uploads. */
+  path: string;
+  cookie: string;
+  metadata: Record<string, string>;
+  size: number;
+  /** Bytes per PATCH. */
+  chunkSize: number;
+  block: Buffer;
+  timeoutMs: number;
+}
+
+/**
+ * A tus 1.0 upload with the client of {@link streamUpload}: a creation, then one PATCH of `chunkSize`
+ * after another on one kept-alive connection, each body sent in the block's slices; resolves to the
+ * upload's path. The same client on both sides of a ratio measures the servers, not the clients.
+ */
+export async function tusUpload(opts: TusUploadOptions): Promise<string> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const metadata = Object.entries(opts.metadata)
+      .map(([k, v]) => `${k} ${Buffer.from(v, 'utf8').toString('base64')}`)
+      .join(',');
+    const created = await request({
+      port: opts.port,
+      method: 'POST',
+      path: opts.path,
+      headers: { cookie: opts.cookie, 'tus-resumable': '1.0.0', 'upload-length': opts.size, 'upload-metadata': metadata },
+      agent,
+      timeoutMs: opts.timeoutMs,
+    });
+    const location = created.headers.location;
+    if (created.status !== 201 || !location) throw new Error(`tus creation: ${created.status} ${created.body.toString().slice(0, 200)}`);
+    const uploadPath = new URL(location, `http://${HOST}`).pathname;
+    for (let offset = 0; offset < opts.size; ) {
+      const length = Math.min(opts.chunkSize, opts.size - offset);
+      const patched = await request(
+        {
+          port: opts.port,
+          method: 'PATCH',
+          path: uploadPath,
+          headers: {
+            cookie: opts.cookie,
+            'tus-resumable': '1.0.0',
+            'upload-offset': offset,
+            'content-type': 'application/offset+octet-stream',
+            'content-length': length,
+          },
+          agent,
+          timeoutMs: opts.timeoutMs,
+        },
+        () => Readable.from(fileBytes(length, opts.block), { objectMode: false, highWaterMark: 1024 * 1024 }),
+      );
+      if (patched.status !== 204) throw new Error(`tus PATCH at ${offset}: ${patched.status} ${patched.body.toString().slice(0, 200)}`);
+      offset = Number(patched.headers['upload-offset']);
+    }
+    return uploadPath;
+  } finally {
+    agent.destroy();
+  }
+}

@@ -16,6 +16,7 @@ import { DocumentInspector, detectType } from './inspect.js';
 import { LeaseLocker } from './lease-locker.js';
 import { admitAndPlace } from './place.js';
 import { RunningHashes } from './running-hash.js';
+import { sendTusResponse, tusRequest } from './tus-request.js';
 import { type ResumableStore, createResumableStore } from './tus-store.js';
 
 export const RESUMABLE_PATH = '/api/resumable-uploads';
@@ -117,7 +118,7 @@ export async function createResumableUploads(deps: Deps, log: { error(obj: objec
     },
     async handle(raw: IncomingMessage, res: import('node:http').ServerResponse, actor: Actor): Promise<void> {
       if (!requests.has(raw)) requests.set(raw, { actor });
-      await server.handle(raw, res);
+      await sendTusResponse(res, await server.handleWeb(tusRequest(raw, res)));
     },
     /** Removes unfinished uploads past RESUMABLE_UPLOAD_EXPIRY_HOURS (their bytes and records) and leases left by instances that died. */
     async cleanUpExpired(): Promise<void> {
