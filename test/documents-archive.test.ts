@@ -2,7 +2,7 @@
  * GET /api/projects/:id/documents.zip over real HTTP, with the local driver and with S3 (s3rver):
  * the archive passes `unzip -t`, unpacks to byte-identical files in folders by type with unique
  * names, and its manifest and SHA256SUMS match the bytes (`sha256sum -c`). Who may download it, and
- * a document the store lost. (Flat memory for a 1 GiB project is measured by `npm run bench:documents`.)
+ * a document the store lost. (A 1 GiB project in flat memory: documents-archive-memory.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

@@ -11,11 +11,11 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { RssSampler, memoryOf, startChildService } from './helpers/child-service.js';
+import { RssSampler, settledRss, startChildService } from './helpers/child-service.js';
 import { INTRUDER_BYTES, type S3Front, type S3Server, startS3Front, startS3Server } from './helpers/s3-server.js';
 import { type Client, type TestService, startTestService } from './helpers/service.js';
 import { formatBytes } from '../src/domain/units.js';
-import { type Part, assertNothingStoredSince, multipart, partHead, postMultipart, storedState, streamRequest } from './helpers/upload.js';
+import { type Part, assertNothingStoredSince, multipart, postMultipart, storedState, streamRequest, streamUpload } from './helpers/upload.js';
 
 const MiB = 1024 * 1024;
 const MAX_UPLOAD = 16 * MiB;
@@ -351,26 +351,13 @@ describe('memory', () => {
           yield chunk;
         }
       }
-      const upload = (bytes: number) => {
-        const boundary = `s3-memory-${Date.now()}`;
-        const fields = multipart(form(projectId, { data: Buffer.alloc(0) }).slice(0, 2), boundary).body.subarray(0, -`--${boundary}--\r\n`.length);
-        function* body() {
-          yield fields;
-          yield partHead({ name: 'file', filename: 'big.bin', type: 'application/octet-stream', data: '' }, boundary);
-          yield* chunks(bytes);
-          yield Buffer.from(`\r\n--${boundary}--\r\n`);
-        }
-        return streamRequest(`${child.url}/api/upload`, { headers: { cookie: child.admin.cookie!, 'content-type': `multipart/form-data; boundary=${boundary}` }, body: body() });
-      };
+      const upload = (bytes: number) =>
+        streamUpload(child.url, child.admin.cookie!, { projectId, fileType: 'PO', filename: 'big.bin', type: 'application/octet-stream', chunks: chunks(bytes) });
 
       // Warm up (SDK, pools, buffers), then measure from a settled baseline.
       const warm = await upload(8 * MiB);
       assert.equal(warm.status, 201, warm.text);
-      let baseline = 0;
-      for (let i = 0; i < 5; i++) {
-        baseline = Math.max(baseline, memoryOf(child.pid)?.rss ?? 0);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const baseline = await settledRss(child.pid);
       const sampler = new RssSampler(child.pid, 50).start();
       let res;
       try {

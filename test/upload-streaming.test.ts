@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { type ChildService, RssSampler, memoryOf, startChildService } from './helpers/child-service.js';
-import { type Part, filesUnder, multipart, partHead, repeat, streamRequest } from './helpers/upload.js';
+import { type ChildService, RssSampler, settledRss, startChildService } from './helpers/child-service.js';
+import { filesUnder, repeat, streamUpload } from './helpers/upload.js';
 
 const MiB = 1024 * 1024;
 const FILE_BYTES = 200 * MiB;
@@ -28,41 +28,16 @@ before(async () => {
 });
 after(() => svc?.stop());
 
-/** A multipart body of `fileBytes` bytes of file, generated chunk by chunk (never whole in memory). */
-function* uploadBody(boundary: string, fileBytes: number, fileFirst: boolean): Generator<Buffer> {
-  const fields: Part[] = [
-    { name: 'projectId', value: projectId },
-    { name: 'fileType', value: 'PO' },
-  ];
-  const fieldBytes = multipart(fields, boundary).body.subarray(0, -`--${boundary}--\r\n`.length);
+/** `fileBytes` bytes of file in 64 KiB chunks (the same buffer again and again). */
+function* fileChunks(fileBytes: number): Generator<Buffer> {
   const chunk = Buffer.alloc(64 * 1024);
   for (let i = 0; i < chunk.length; i++) chunk[i] = (i * 31) & 0xff;
-  if (!fileFirst) yield fieldBytes;
-  yield partHead({ name: 'file', filename: 'large.bin', type: 'application/octet-stream', data: '' }, boundary);
   yield* repeat(chunk, Math.floor(fileBytes / chunk.length));
   if (fileBytes % chunk.length) yield chunk.subarray(0, fileBytes % chunk.length);
-  yield Buffer.from('\r\n');
-  if (fileFirst) yield fieldBytes;
-  yield Buffer.from(`--${boundary}--\r\n`);
 }
 
-function upload(fileBytes: number, fileFirst: boolean) {
-  const boundary = `streaming-${Date.now()}`;
-  return streamRequest(`${svc.url}/api/upload`, {
-    headers: { cookie: svc.admin.cookie!, 'content-type': `multipart/form-data; boundary=${boundary}` },
-    body: uploadBody(boundary, fileBytes, fileFirst),
-  });
-}
-
-/** The child's RSS now, as the highest of a few samples (it settles after the previous request). */
-async function settledRss(): Promise<number> {
-  let rss = 0;
-  for (let i = 0; i < 5; i++) {
-    rss = Math.max(rss, memoryOf(svc.pid)?.rss ?? 0);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return rss;
-}
+const upload = (fileBytes: number, fileFirst: boolean) =>
+  streamUpload(svc.url, svc.admin.cookie!, { projectId, fileType: 'PO', filename: 'large.bin', type: 'application/octet-stream', chunks: fileChunks(fileBytes), fileFirst });
 
 for (const { label, fileFirst } of [
   { label: 'fields first, streamed into storage', fileFirst: false },
@@ -72,7 +47,7 @@ for (const { label, fileFirst } of [
     // Warm up the code path (lazy imports, pools, buffers), then measure from a settled baseline.
     const warm = await upload(4 * MiB, fileFirst);
     assert.equal(warm.status, 201, warm.text);
-    const baseline = await settledRss();
+    const baseline = await settledRss(svc.pid);
 
     const sampler = new RssSampler(svc.pid, 50).start();
     let res;

@@ -94,6 +94,16 @@ export function memoryOf(pid: number): { rss: number; hwm: number } | undefined 
   return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
 }
 
+/** A process's RSS once it has settled after the previous request: the highest of a few samples 50 ms apart. */
+export async function settledRss(pid: number): Promise<number> {
+  let rss = 0;
+  for (let i = 0; i < 5; i++) {
+    rss = Math.max(rss, memoryOf(pid)?.rss ?? 0);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return rss;
+}
+
 /** Samples a process's VmRSS every intervalMs until stopped; keeps the peak, the sample count and the longest gap. */
 export class RssSampler {
   peak = 0;

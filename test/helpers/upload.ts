@@ -114,6 +114,32 @@ export function* repeat(chunk: Buffer, count: number): Generator<Buffer> {
 }
 
 /**
+ * POST /api/upload with the file's bytes streamed from `chunks` (never whole in memory): the fields
+ * before the file, or after it with `fileFirst`. Through http.request with the given session cookie.
+ */
+export function streamUpload(
+  baseUrl: string,
+  cookie: string,
+  upload: { projectId: string; fileType: string; filename: string; type: string; chunks: Iterable<Buffer>; fileFirst?: boolean },
+): Promise<RawResponse & { bytesWritten: number }> {
+  const boundary = `streamed-${process.pid}-${++boundaries}`;
+  const fields: Part[] = [
+    { name: 'projectId', value: upload.projectId },
+    { name: 'fileType', value: upload.fileType },
+  ];
+  const fieldBytes = multipart(fields, boundary).body.subarray(0, -`--${boundary}--\r\n`.length);
+  function* body(): Generator<Buffer> {
+    if (!upload.fileFirst) yield fieldBytes;
+    yield partHead({ name: 'file', filename: upload.filename, type: upload.type, data: '' }, boundary);
+    yield* upload.chunks;
+    yield Buffer.from('\r\n');
+    if (upload.fileFirst) yield fieldBytes;
+    yield Buffer.from(`--${boundary}--\r\n`);
+  }
+  return streamRequest(`${baseUrl}/api/upload`, { headers: { cookie, 'content-type': `multipart/form-data; boundary=${boundary}` }, body: body() });
+}
+
+/**
  * Sends a request head and part of a body over a bare socket, then hangs up (half-closes and
  * waits for the server to close), as a client that dies mid-upload does.
  */
