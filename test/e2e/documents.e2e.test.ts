@@ -12,7 +12,7 @@ import { CHROMIUM, browserTestsSkipped, ensureFreshBuild } from './build.js';
  * Documents in a real browser (Debian's Chromium through playwright-core): the checksum shown for
  * an upload, the question before the same bytes go up again and the duplicate's note, the ZIP
  * link, and a large upload (resumable, tus-js-client) that resumes after the network is stopped
- * halfway. A stale dist/web is rebuilt first (test/e2e/build.ts).
+ * halfway, and after the page is reloaded and the same file chosen again. A stale dist/web is rebuilt first (test/e2e/build.ts).
  */
 
 const skip = browserTestsSkipped('test/e2e/documents.e2e.test.ts');
@@ -109,6 +109,44 @@ else
       assert.ok(heads.length >= 1, 'the client asked the service where to resume');
       const files = (await svc.deps.store.files.listForProject(projectId)).filter((f) => f.filename === 'big-invoice.pdf');
       assert.equal(files.length, 1);
+      assert.equal(files[0]!.sha256, createHash('sha256').update(bytes).digest('hex'));
+    });
+
+    test('a large upload resumes where it stopped after the page is reloaded and the same file chosen again', async () => {
+      const file = path.join(dir, 'reloaded-po.pdf');
+      const bytes = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(24 * 1024 * 1024)]);
+      fs.writeFileSync(file, bytes);
+      await page.goto(`${svc.url}/projects/${projectId}`);
+      await page.locator('#type-INVOICE').check();
+      await page.locator('#upload-file').setInputFiles(file);
+      await page.getByRole('button', { name: 'Upload', exact: true }).click();
+      await page.waitForFunction(() => {
+        const p = document.querySelector<HTMLProgressElement>('#upload-progress');
+        return p !== null && p.value / p.max > 0.3;
+      });
+      await page.reload();
+
+      // After the reload: the client asks where the upload stands, and its first PATCH starts there, not at 0.
+      const heads: string[] = [];
+      const patchOffsets: number[] = [];
+      const watch = (req: import('playwright-core').Request) => {
+        if (!req.url().includes('/api/resumable-uploads/')) return;
+        if (req.method() === 'HEAD') heads.push(req.url());
+        if (req.method() === 'PATCH') patchOffsets.push(Number(req.headers()['upload-offset']));
+      };
+      page.on('request', watch);
+      try {
+        await page.locator('#type-INVOICE').check();
+        await page.locator('#upload-file').setInputFiles(file);
+        await page.getByRole('button', { name: 'Upload', exact: true }).click();
+        await page.getByText(/reloaded-po\.pdf \([\d.]+ MB\) is uploaded as an invoice\./).waitFor({ timeout: 120_000 });
+      } finally {
+        page.off('request', watch);
+      }
+      assert.ok(heads.length >= 1, 'the client asked the service where to resume');
+      assert.ok(patchOffsets.length >= 1 && patchOffsets[0]! > 0, `the first PATCH after the reload started at ${patchOffsets[0]}`);
+      const files = (await svc.deps.store.files.listForProject(projectId)).filter((f) => f.filename === 'reloaded-po.pdf');
+      assert.equal(files.length, 1, 'one document');
       assert.equal(files[0]!.sha256, createHash('sha256').update(bytes).digest('hex'));
     });
   });
