@@ -149,4 +149,50 @@ else
       assert.equal(files.length, 1, 'one document');
       assert.equal(files[0]!.sha256, createHash('sha256').update(bytes).digest('hex'));
     });
+
+    test('an upload whose answer was lost is retried with the same Idempotency-Key and stored once; another file gets its own key', async () => {
+      const file = path.join(dir, 'po-answer-lost.pdf');
+      fs.writeFileSync(file, Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(50_000)]));
+      const other = path.join(dir, 'po-other.pdf');
+      fs.writeFileSync(other, Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(50_000)]));
+      const keys: string[] = [];
+      let answers = 0;
+      // The first upload reaches the service (sent here with the browser's session and key, as the
+      // browser's body cannot be replayed), and its answer is lost on the way back.
+      const cookie = (await context.cookies(svc.url)).map((c) => `${c.name}=${c.value}`).join('; ');
+      await page.route('**/api/upload', async (route) => {
+        const key = route.request().headers()['idempotency-key'] ?? '';
+        keys.push(key);
+        if (answers++ > 0) return route.continue();
+        const form = new FormData();
+        form.append('projectId', projectId);
+        form.append('fileType', 'PO');
+        form.append('file', new Blob([fs.readFileSync(file)], { type: 'application/pdf' }), path.basename(file));
+        const res = await fetch(`${svc.url}/api/upload`, { method: 'POST', body: form, headers: { cookie, 'idempotency-key': key } });
+        assert.equal(res.status, 201, `the first request was stored: ${await res.text()}`);
+        await route.abort('connectionreset');
+      });
+      try {
+        await page.goto(`${svc.url}/projects/${projectId}`);
+        await upload(file);
+        await page.getByTestId('upload-error').waitFor();
+        await page.getByRole('button', { name: 'Upload', exact: true }).click();
+        // The page may have heard of the stored document by now (live refresh) and ask about the same bytes: yes, again.
+        const uploaded = page.getByText(/po-answer-lost\.pdf \([\d.]+ kB\) is uploaded as a purchase order \(PO\)\./);
+        const question = page.getByTestId('duplicate-question');
+        await uploaded.or(question).waitFor();
+        if (await question.isVisible()) await question.getByRole('button', { name: 'Upload again' }).click();
+        await uploaded.waitFor();
+        await upload(other);
+        await page.getByText(/po-other\.pdf \([\d.]+ kB\) is uploaded as a purchase order \(PO\)\./).waitFor();
+      } finally {
+        await page.unroute('**/api/upload');
+      }
+      assert.equal(keys.length, 3);
+      assert.ok(keys[0]!.length > 0, 'the upload carries a key');
+      assert.equal(keys[1], keys[0], 'the retry carries the same key');
+      assert.notEqual(keys[2], keys[0], 'another file, another key');
+      const stored = (await svc.deps.store.files.listForProject(projectId)).filter((f) => f.filename === 'po-answer-lost.pdf');
+      assert.equal(stored.length, 1, 'stored once');
+    });
   });
