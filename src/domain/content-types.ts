@@ -25,9 +25,12 @@ const canonical = (type: string): string => ALIASES[essence(type)] ?? essence(ty
 /** Types that say nothing about the bytes: a recognised type never contradicts them. */
 const UNSPECIFIC = new Set(['application/octet-stream', 'binary/octet-stream', 'application/unknown', '']);
 
+/** True for a declared type that says nothing about the bytes (application/octet-stream, …). */
+export const isUnspecific = (type: string): boolean => UNSPECIFIC.has(essence(type));
+
 /** True when the bytes were recognised as something other than what was declared. */
 export function typeMismatch(declared: string, detected: string | null): boolean {
-  if (detected === null || UNSPECIFIC.has(essence(declared))) return false;
+  if (detected === null || isUnspecific(declared)) return false;
   return canonical(declared) !== canonical(detected);
 }
 
@@ -94,6 +97,6 @@ const matches = (allowed: AllowedTypes, type: string) => {
 export function refusedType(allowed: AllowedTypes, declared: string, detected: string | null): string | null {
   if (!allowed.length) return null;
   if (detected !== null && !matches(allowed, detected)) return essence(detected);
-  if ((detected === null || !UNSPECIFIC.has(essence(declared))) && !matches(allowed, declared)) return essence(declared);
+  if ((detected === null || !isUnspecific(declared)) && !matches(allowed, declared)) return essence(declared);
   return null;
 }

@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { Metadata, Server } from '@tus/server';
 import { recordDocument } from '../actions/upload-document.js';
 import type { Deps } from '../deps.js';
+import { isUnspecific } from '../domain/content-types.js';
 import { cleanContentType, cleanFilename } from '../domain/documents.js';
 import type { Actor, DocumentType, FileUpload, Project } from '../domain/model.js';
 import type { ResumableUpload } from '../db/store.js';
@@ -107,7 +108,8 @@ export async function createResumableUploads(deps: Deps, log: { error(obj: objec
       const { project, type } = await checkUpload(deps, actor, { hasFile, projectId: meta.projectId, fileType: meta.fileType });
       if (length !== undefined && Number(length) > deps.config.maxUploadBytes) throw errors.fileTooLarge(deps.config.maxUploadBytes);
       const contentType = cleanContentType(meta.filetype);
-      admitType(deps.config.uploadAllowedTypes, contentType, null);
+      // A type that says nothing is left to the bytes, judged at completion (as POST /api/upload judges it).
+      if (!isUnspecific(contentType)) admitType(deps.config.uploadAllowedTypes, contentType, null);
       requests.set(raw, { actor, created: { projectId: project.id, fileType: type, filename: cleanFilename(meta.filename!), contentType } });
     },
     /** The upload exists and is the caller's; else 404 (another user's upload is as good as unknown). */
