@@ -4,7 +4,7 @@
  * resumed and finished becomes one document with the bytes sent and their SHA-256, its parts kept
  * in S3 (never under DATA_DIR) and removed once done; a refused creation stores nothing; the
  * reconciler leaves a live upload's multipart upload alone, and the expiry sweep removes an expired
- * one. Across instances: an upload cut on A resumes on B, and two PATCHes racing on A and B never
+ * one (its multipart upload, its objects and its row). Across instances: an upload cut on A resumes on B, and two PATCHes racing on A and B never
  * both write (the lease lock in the database: the later one asks the holder to let go, then finds
  * the offset moved on).
  */
@@ -17,6 +17,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Role, User } from '../src/domain/model.js';
 import { reconcile } from '../src/storage/reconcile.js';
 import { sha256sum } from './helpers/checksum.js';
+import { eventually } from './helpers/eventually.js';
 import { type S3Front, type S3Server, startS3Front, startS3Server } from './helpers/s3-server.js';
 import { Client, type TestService, startTestService } from './helpers/service.js';
 import { assertNothingStoredSince, httpGet, storedState, streamRequest } from './helpers/upload.js';
@@ -101,14 +102,6 @@ const resumableDir = (svc: TestService) => {
   return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
 };
 
-async function eventually(what: string, condition: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 async function assertOneDocument(projectId: string, location: string, data: Buffer, who = onA) {
   const result = await who.get(`${location}/result`);
   assert.equal(result.status, 200, result.text);
@@ -184,10 +177,16 @@ describe('STORAGE_DRIVER=s3: the tus S3 store', () => {
     const keyFile = path.join(s3.dir, s3.bucket, '._S3rver_uploads', expired.uploadId, 'key');
     const twoDaysAgo = new Date(Date.now() - 48 * 3_600_000);
     fs.utimesSync(keyFile, twoDaysAgo, twoDaysAgo);
+    // And as its row says.
+    const staleId = stale.split('/').pop()!;
+    await a.deps.database.db.updateTable('resumable_uploads').set({ created_at: twoDaysAgo.toISOString() }).where('id', '=', staleId).execute();
+    const rowOf = (id: string) => a.deps.database.db.selectFrom('resumable_uploads').select('id').where('id', '=', id).executeTakeFirst();
+    assert.ok(await rowOf(staleId));
     // A third instance's start-up sweep finds it.
     const c = await startTestService({ env: { ...s3.env(front.endpoint) }, sharedDatabase: a.deps.config.database });
     try {
       await eventually('the expired upload is removed', () => tusUploads().length === 0 && tusKeys().length === 0);
+      await eventually('its row is removed', async () => (await rowOf(staleId)) === undefined);
       const head = await onA.request('HEAD', stale, { headers: TUS });
       assert.equal(head.status, 404);
     } finally {

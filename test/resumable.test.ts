@@ -4,7 +4,10 @@
  * chunks becomes one document by the same steps as POST /api/upload (checksum, record, activity,
  * result); an upload whose connection is cut halfway (a TCP proxy in the test) resumes from its offset with
  * tus-js-client and yields one document; uploads are private to their creator; a completion the
- * project no longer allows is refused with the specification's answer and stores nothing.
+ * project no longer allows is refused with the specification's answer and stores nothing; the
+ * completion names, announces and emails the document as POST /api/upload does; UPLOAD_ALLOWED_TYPES
+ * refuses a declared type at creation and HTML bytes declared as a PDF at completion; an unfinished
+ * upload past RESUMABLE_UPLOAD_EXPIRY_HOURS is swept away.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -15,8 +18,9 @@ import { after, before, describe, test } from 'node:test';
 import * as tus from 'tus-js-client';
 import type { Role, User } from '../src/domain/model.js';
 import { sha256sum } from './helpers/checksum.js';
-import { type Client, type TestService, startTestService } from './helpers/service.js';
-import { assertNothingStoredSince, httpGet, storedState } from './helpers/upload.js';
+import { eventually } from './helpers/eventually.js';
+import { type Client, type TestService, openEventStream, startTestService } from './helpers/service.js';
+import { assertNothingStoredSince, filesUnder, httpGet, storedState } from './helpers/upload.js';
 
 interface Person {
   user: User;
@@ -52,10 +56,13 @@ async function create(who: Client, length: number, meta: Record<string, string>)
 const patch = (who: Client, location: string, offset: number, bytes: Buffer) =>
   who.request('PATCH', location, { headers: { ...TUS, 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' }, body: new Uint8Array(bytes) });
 
-const resumableFiles = () => {
-  const dir = path.join(svc.dataDir, 'resumable');
+const resumableFiles = (on = svc) => {
+  const dir = path.join(on.dataDir, 'resumable');
   return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
 };
+const resumableRow = (on: TestService, id: string) => on.deps.database.db.selectFrom('resumable_uploads').select('id').where('id', '=', id).executeTakeFirst();
+const resumableRowCount = async (on: TestService) => (await on.deps.database.db.selectFrom('resumable_uploads').select('id').execute()).length;
+const idOf = (location: string) => location.split('/').pop()!;
 
 describe('creation runs checks 1–7 before a byte', () => {
   test("each refusal answers the specification's status and message and stores nothing", async () => {
@@ -125,6 +132,50 @@ describe('an upload in chunks', () => {
     assert.equal(activity.body.items.length, 1);
     // the assembled copy is gone once the document is stored
     assert.ok(!resumableFiles().includes(id));
+  });
+
+  test('completion names the document as POST /api/upload does (…/<type>/<type>_<ms>.<ext>), sends project-updated and stats-updated, and queues the admins\' emails', async () => {
+    const p = await readyProject();
+    const data = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(200_000)]);
+    // Opened before the creation: the first events it carries are the completion's.
+    const stream = await openEventStream(admin.client);
+    try {
+      const created = await create(poc.client, data.length, { projectId: p.id, fileType: 'PO', filename: 'purchase order.pdf', filetype: 'application/pdf' });
+      assert.equal(created.status, 201, created.text);
+      const location = created.headers.get('location')!;
+      assert.equal((await patch(poc.client, location, 0, data.subarray(0, 100_000))).status, 204);
+      const t0 = Date.now();
+      const last = await patch(poc.client, location, 100_000, data.subarray(100_000));
+      const t1 = Date.now();
+      assert.equal(last.status, 204, last.text);
+
+      const result = await poc.client.get(`${location}/result`);
+      assert.equal(result.status, 200, result.text);
+      // interface.md: PUBLIC_URL/files/print-orders/<projectId>/<type>/<type>_<ms>.<ext>, named when the document is placed
+      const m = new RegExp(`^${svc.url.replace(/\./g, '\\.')}/files/print-orders/${p.id}/po/po_(\\d+)\\.pdf$`).exec(result.body.url);
+      assert.ok(m, result.body.url);
+      const ms = Number(m[1]);
+      assert.ok(ms >= t0 && ms <= t1, `public name time ${ms} not within the last PATCH (${t0}..${t1})`);
+      assert.deepEqual(filesUnder(path.join(svc.dataDir, 'uploads', 'print-orders', p.id)), [`po${path.sep}po_${ms}.pdf`]);
+
+      const events = await stream.next(2);
+      assert.deepEqual(
+        events.map((e) => [e.event, e.data]),
+        [
+          ['project-updated', { channel: 'projects', payload: { id: p.id } }],
+          ['stats-updated', { channel: 'dashboard', payload: {} }],
+        ],
+      );
+    } finally {
+      stream.close();
+    }
+
+    // The POC's upload is the admins' news (mail/rules.ts): one email to the one admin, none to the POC.
+    const emails = await svc.deps.database.db.selectFrom('outbox').select(['recipient_id', 'events']).where('project_id', '=', p.id).execute();
+    assert.deepEqual(
+      emails.map((e) => [e.recipient_id, (typeof e.events === 'string' ? JSON.parse(e.events) : e.events).map((ev: { action: string; actorId: string; details: unknown }) => [ev.action, ev.actorId, ev.details])]),
+      [[admin.user.id, [['PO_UPLOADED', poc.user.id, { filename: 'purchase order.pdf', size: data.length }]]]],
+    );
   });
 
   test("another user's upload is unknown to them: HEAD, PATCH and the result are 404", async () => {
@@ -215,6 +266,113 @@ describe('a dropped connection', () => {
       assert.equal(files[0]!.sha256, sha256sum(data));
     } finally {
       proxy.close();
+    }
+  });
+});
+
+describe('UPLOAD_ALLOWED_TYPES=application/pdf', () => {
+  let typed: TestService;
+  let owner: Person;
+  const HTML = Buffer.from(`<!doctype html><html><body><script>alert(document.cookie)</script>${'<p>Invoice</p>'.repeat(500)}</body></html>`);
+
+  before(async () => {
+    typed = await startTestService({ env: { UPLOAD_ALLOWED_TYPES: 'application/pdf' } });
+    owner = await typed.signIn('POC');
+  });
+  after(() => typed.close());
+
+  const project = () => typed.createProject(owner.user.id, { status: 'DISPATCHED', piStatus: 'VERIFIED' });
+
+  test("a creation declaring a type outside the list answers 415 with POST /api/upload's message, no Location, and stores nothing", async () => {
+    const p = await project();
+    for (const filetype of ['text/html', 'text/csv', 'image/png']) {
+      const before = await storedState(typed, [p.id]);
+      const filesBefore = resumableFiles(typed);
+      const rowsBefore = await resumableRowCount(typed);
+      const res = await create(owner.client, 100, { projectId: p.id, fileType: 'PO', filename: 'po.pdf', filetype });
+      assert.equal(res.status, 415, `${filetype}: ${res.text}`);
+      assert.deepEqual(res.body, { error: `File type ${filetype} is not allowed` });
+      assert.equal(res.headers.get('location'), null, filetype);
+      await assertNothingStoredSince(typed, before, filetype);
+      assert.deepEqual(resumableFiles(typed), filesBefore, filetype);
+      assert.equal(await resumableRowCount(typed), rowsBefore, `a resumable upload was recorded for ${filetype}`);
+    }
+    const ok = await create(owner.client, 100, { projectId: p.id, fileType: 'PO', filename: 'po.pdf', filetype: 'application/pdf' });
+    assert.equal(ok.status, 201, ok.text);
+  });
+
+  test('HTML bytes declared as application/pdf are refused at completion (the last PATCH) with 415, again at the result, and nothing is stored', async () => {
+    const p = await project();
+    const created = await create(owner.client, HTML.length, { projectId: p.id, fileType: 'INVOICE', filename: 'invoice.pdf', filetype: 'application/pdf' });
+    assert.equal(created.status, 201, created.text);
+    const location = created.headers.get('location')!;
+    const before = await storedState(typed, [p.id]);
+    // The type is judged once the upload is whole: the PATCH carrying the first bytes is accepted.
+    const first = await patch(owner.client, location, 0, HTML.subarray(0, 1000));
+    assert.equal(first.status, 204, first.text);
+    const last = await patch(owner.client, location, 1000, HTML.subarray(1000));
+    assert.deepEqual([last.status, last.body], [415, { error: 'File type text/html is not allowed' }]);
+    const result = await owner.client.get(`${location}/result`);
+    assert.deepEqual([result.status, result.body], [415, { error: 'File type text/html is not allowed' }]);
+    await assertNothingStoredSince(typed, before);
+    assert.deepEqual(filesUnder(path.join(typed.dataDir, 'uploads')), []);
+    // The assembled bytes are not kept either.
+    assert.ok(!resumableFiles(typed).some((f) => f.startsWith(idOf(location))), resumableFiles(typed).join());
+  });
+
+  test('a declared type that says nothing (application/octet-stream, as the web app sends for a file without one) is left to the bytes, as POST /api/upload does', async () => {
+    const p = await project();
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(5000)]);
+    const unknown = Buffer.alloc(5000, 'A');
+    const plain = await owner.client.upload([['projectId', p.id], ['fileType', 'PO'], ['file', { data: pdf, filename: 'scan', type: 'application/octet-stream' }]]);
+    assert.equal(plain.status, 201, plain.text);
+
+    const meta = { projectId: p.id, fileType: 'PO', filename: 'scan', filetype: 'application/octet-stream' };
+    const created = await create(owner.client, pdf.length, meta);
+    assert.equal(created.status, 201, created.text);
+    const done = await patch(owner.client, created.headers.get('location')!, 0, pdf);
+    assert.equal(done.status, 204, done.text);
+
+    const refused = await create(owner.client, unknown.length, meta);
+    assert.equal(refused.status, 201, refused.text);
+    const before = await storedState(typed, [p.id]);
+    const last = await patch(owner.client, refused.headers.get('location')!, 0, unknown);
+    assert.deepEqual([last.status, last.body], [415, { error: 'File type application/octet-stream is not allowed' }]);
+    await assertNothingStoredSince(typed, before);
+  });
+});
+
+describe('expiry (the local file store)', () => {
+  test('an unfinished upload past RESUMABLE_UPLOAD_EXPIRY_HOURS is swept: its bytes, its description and its row are gone, HEAD is 404; a younger one stays', async () => {
+    const p = await readyProject();
+    const meta = { projectId: p.id, fileType: 'PO', filename: 'po.pdf', filetype: 'application/pdf' };
+    const stale = (await create(poc.client, 100, meta)).headers.get('location')!;
+    assert.equal((await patch(poc.client, stale, 0, Buffer.from('%PDF-1.4\nhalf'))).status, 204);
+    const young = (await create(poc.client, 100, meta)).headers.get('location')!;
+    const [staleId, youngId] = [idOf(stale), idOf(young)];
+    for (const id of [staleId, youngId]) assert.ok(resumableFiles().includes(id) && resumableFiles().includes(`${id}.json`), `${id}: ${resumableFiles().join()}`);
+
+    // Begun two days ago (RESUMABLE_UPLOAD_EXPIRY_HOURS defaults to 24), as its description and its row say.
+    const twoDaysAgo = new Date(Date.now() - 48 * 3_600_000).toISOString();
+    const description = path.join(svc.dataDir, 'resumable', `${staleId}.json`);
+    fs.writeFileSync(description, JSON.stringify({ ...JSON.parse(fs.readFileSync(description, 'utf8')), creation_date: twoDaysAgo }));
+    await svc.deps.database.db.updateTable('resumable_uploads').set({ created_at: twoDaysAgo }).where('id', '=', staleId).execute();
+
+    // A second instance on the same DATA_DIR and database sweeps at start-up.
+    const sweeper = await startTestService({ env: { DATA_DIR: svc.dataDir }, sharedDatabase: svc.deps.config.database });
+    try {
+      await eventually('the expired upload is removed', async () => !resumableFiles().includes(staleId) && (await resumableRow(svc, staleId)) === undefined);
+      assert.ok(!resumableFiles().includes(`${staleId}.json`), 'its description is removed');
+      const head = await poc.client.request('HEAD', stale, { headers: TUS });
+      assert.equal(head.status, 404);
+      assert.equal((await poc.client.get(`${stale}/result`)).status, 404);
+
+      assert.ok(resumableFiles().includes(youngId) && resumableFiles().includes(`${youngId}.json`), 'the younger upload is kept');
+      assert.ok(await resumableRow(svc, youngId));
+      const kept = await poc.client.request('HEAD', young, { headers: TUS });
+      assert.deepEqual([kept.status, kept.headers.get('upload-offset')], [200, '0']);
+    } finally {
+      await sweeper.close();
     }
   });
 });

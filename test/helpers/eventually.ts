@@ -1,0 +1,8 @@
+/** Polls `condition` every 50 ms until it holds; fails naming `what` after timeoutMs. */
+export async function eventually(what: string, condition: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
