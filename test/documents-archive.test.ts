@@ -1,5 +1,6 @@
 /**
- * GET /api/projects/:id/documents.zip over real HTTP, with the local driver and with S3 (s3rver):
+ * GET /api/projects/:id/documents.zip over real HTTP, with the local driver, with S3 (s3rver) and
+ * with Cloudinary (the fake, whose secure URLs serve the stored bytes):
  * the archive passes `unzip -t`, unpacks to byte-identical files in folders by type with unique
  * names, and its manifest and SHA256SUMS match the bytes (`sha256sum -c`). Who may download it, and
  * a document the store lost. (A 1 GiB project in flat memory: documents-archive-memory.test.ts.)
@@ -11,7 +12,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Role, User } from '../src/domain/model.js';
+import type { FileUpload, Role, User } from '../src/domain/model.js';
+import { type FakeCloudinary, startFakeCloudinary } from './helpers/fake-cloudinary.js';
 import { type S3Server, startS3Server } from './helpers/s3-server.js';
 import { type Client, type TestService, startTestService } from './helpers/service.js';
 import { type Part, postMultipart } from './helpers/upload.js';
@@ -41,14 +43,26 @@ function unpack(zip: Buffer): string {
   return path.join(dir, 'out');
 }
 
-const drivers: { name: string; env: () => Record<string, string> }[] = [{ name: 'local', env: () => ({}) }];
 let s3: S3Server | undefined;
-drivers.push({ name: 's3', env: () => s3!.env(s3!.endpoint) });
+let cloudinary: FakeCloudinary | undefined;
+/** Each storage driver's settings, and (where the test can) how a stored document is lost behind the service's back. */
+const drivers: { name: string; env: () => Record<string, string>; lose?: (svc: TestService, record: FileUpload) => void }[] = [
+  { name: 'local', env: () => ({}), lose: (svc, record) => fs.rmSync(path.join(svc.dataDir, 'uploads', record.storageKey)) },
+  { name: 's3', env: () => s3!.env(s3!.endpoint) },
+  {
+    name: 'cloudinary',
+    env: () => cloudinary!.env(),
+    lose: (_svc, record) => {
+      const [key] = [...cloudinary!.assets].find(([, a]) => a.secureUrl === record.url)!;
+      cloudinary!.assets.delete(key);
+    },
+  },
+];
 
 before(async () => {
-  s3 = await startS3Server();
+  [s3, cloudinary] = await Promise.all([startS3Server(), startFakeCloudinary({ serveAssets: true })]);
 });
-after(() => s3?.close());
+after(() => Promise.all([s3?.close(), cloudinary?.close()]));
 
 for (const driver of drivers) {
   describe(`documents.zip (${driver.name} storage)`, () => {
@@ -105,6 +119,13 @@ for (const driver of drivers) {
         const entries = execFileSync('unzip', ['-Z1', path.join(out, '..', 'documents.zip')], { encoding: 'utf8' }).trim().split('\n');
         assert.deepEqual(entries.sort(), [...expectedPaths, 'manifest.json', 'SHA256SUMS'].sort());
       }
+      if (driver.name === 'cloudinary') {
+        // the bytes came from each document's secure URL, once per download
+        const fetched = cloudinary!.requests.filter((r) => r.action === 'deliver' && r.status === 200).map((r) => r.path);
+        for (const f of await svc.deps.store.files.listForProject(p.id)) {
+          assert.equal(fetched.filter((at) => at === new URL(f.url).pathname).length, 2, f.url);
+        }
+      }
     });
 
     test('only whoever may see the project: another POC gets 404, no session 401; an empty project is a valid empty archive', async () => {
@@ -120,13 +141,14 @@ for (const driver of drivers) {
       assert.deepEqual(JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')).documents, []);
     });
 
-    if (driver.name === 'local') {
+    const lose = driver.lose;
+    if (lose) {
       test('a document the store no longer holds is listed as missing and left out', async () => {
         const p = await svc.createProject(poc.user.id, { status: 'APPROVED', piStatus: 'VERIFIED' });
         const kept = await postMultipart(poc.client, form(p.id, 'PO', Buffer.from('%PDF-1.4\nkept'), 'kept.pdf'));
         const lost = await postMultipart(poc.client, form(p.id, 'PO', Buffer.from('%PDF-1.4\nlost'), 'lost.pdf'));
         const record = (await svc.deps.store.files.listForProject(p.id)).find((f) => f.id === lost.body.id)!;
-        fs.rmSync(path.join(svc.dataDir, 'uploads', record.storageKey));
+        lose(svc, record);
         const res = await download(poc.client, `/api/projects/${p.id}/documents.zip`);
         assert.equal(res.status, 200);
         const out = unpack(res.bytes);

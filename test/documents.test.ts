@@ -6,11 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Role, User } from '../src/domain/model.js';
 import { sha256sum } from './helpers/checksum.js';
-import { Client, type TestService, startTestService } from './helpers/service.js';
-import { type Part, assertNothingStoredSince, httpGet, multipart, postMultipart, storedState } from './helpers/upload.js';
+import { Client, type Response, type TestService, startTestService } from './helpers/service.js';
+import { type Part, type StoredState, assertNothingStoredSince, httpGet, multipart, postMultipart, storedState } from './helpers/upload.js';
 
 interface Person {
   user: User;
@@ -274,31 +276,68 @@ describe('Idempotency-Key on POST /api/upload', () => {
     assert.equal((await recordsOf(p.id)).length, 2);
   });
 
+  /**
+   * What a race with one key may answer (README "Safe retries"): the first upload's 201 body, the
+   * same for every 201, or 409 while the first still runs; at least one 201.
+   */
+  const assertRaceAnswers = (answers: Response[]) => {
+    const created = answers.filter((a) => a.status === 201);
+    assert.ok(created.length >= 1, answers.map((a) => a.text).join('\n'));
+    for (const a of answers) {
+      if (a.status === 201) assert.deepEqual(a.body, created[0]!.body);
+      else assert.deepEqual([a.status, a.body], [409, { error: 'An upload with this Idempotency-Key is still in progress' }]);
+    }
+    return created[0]!.body as { id: string; url: string; filename: string; size: number };
+  };
+
+  /** Exactly one document came of the race, on whichever instance: one record, one stored file holding the bytes, one activity entry, nothing spooled. */
+  const assertStoredOnce = async (instances: TestService[], before: StoredState[], projectId: string, answer: { id: string }, data: Buffer) => {
+    const now = await Promise.all(instances.map((i) => storedState(i, [projectId])));
+    assert.deepEqual(now[0]!.records[projectId], [answer.id]);
+    const record = (await svc.deps.store.files.findById(answer.id))!;
+    assert.deepEqual(answer, { id: record.id, url: record.url, filename: 'document.pdf', size: data.length });
+    const newFiles = now.flatMap((state, i) => state.uploads.filter((f) => !before[i]!.uploads.includes(f)).map((f) => path.join(instances[i]!.dataDir, 'uploads', f)));
+    assert.equal(newFiles.length, 1, `files stored: ${newFiles.join(', ')}`);
+    assert.ok(newFiles[0]!.endsWith(path.join('uploads', record.storageKey)), newFiles[0]);
+    assert.ok(fs.readFileSync(newFiles[0]!).equals(data));
+    for (const state of now) assert.deepEqual(state.tmp, []);
+    // the activity log is the shared database's: one new entry, the upload's
+    const newEntries = now[0]!.activityIds.filter((id) => !before[0]!.activityIds.includes(id));
+    assert.equal(newEntries.length, 1, `activity entries written: ${newEntries.length}`);
+    const { items } = await svc.deps.store.activity.list({ all: true }, { entityType: 'project', entityId: projectId, limit: 10 });
+    assert.deepEqual(
+      items.map((a) => [a.id, a.action]),
+      [[newEntries[0], 'PO_UPLOADED']],
+    );
+  };
+
   test('racing requests with one key store once; each answer is the first upload or 409 in progress', async () => {
     const p = await project();
-    const parts = form(p.id, 'PO', { data: pdf(randomBytes(2 * 1024 * 1024)) });
+    const data = pdf(randomBytes(2 * 1024 * 1024));
+    const parts = form(p.id, 'PO', { data });
+    const before = [await storedState(svc, [p.id])];
     const answers = await Promise.all(Array.from({ length: 6 }, () => send(poc, parts, 'race')));
-    const created = answers.filter((a) => a.status === 201);
-    assert.ok(created.length >= 1);
-    for (const a of created) assert.deepEqual(a.body, created[0]!.body);
-    for (const a of answers.filter((x) => x.status !== 201)) assert.deepEqual([a.status, a.body], [409, { error: 'An upload with this Idempotency-Key is still in progress' }]);
-    assert.deepEqual(await recordsOf(p.id), [created[0]!.body.id]);
+    const first = assertRaceAnswers(answers);
+    await assertStoredOnce([svc], before, p.id, first, data);
     const later = await send(poc, parts, 'race');
-    assert.deepEqual([later.status, later.body], [201, created[0]!.body]);
+    assert.deepEqual([later.status, later.body], [201, first]);
+    await assertStoredOnce([svc], before, p.id, first, data);
   });
 
-  test('two instances on one database: racing requests with one key store once', async () => {
+  test('two instances on one database: racing requests with one key store once; every 201 is the first upload', async () => {
     const second = await startTestService({ sharedDatabase: svc.deps.config.database });
     try {
       const p = await project();
-      const parts = form(p.id, 'PO', { data: pdf(randomBytes(1024 * 1024)) });
-      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => send(poc, parts, 'two-instances', i % 2 ? second : svc)));
-      const created = answers.filter((a) => a.status === 201);
-      assert.ok(created.length >= 1, answers.map((a) => a.text).join('\n'));
-      for (const a of answers) assert.ok(a.status === 201 || a.status === 409, a.text);
-      assert.equal((await recordsOf(p.id)).length, 1);
+      const data = pdf(randomBytes(1024 * 1024));
+      const parts = form(p.id, 'PO', { data });
+      const instances = [svc, second];
+      const before = await Promise.all(instances.map((i) => storedState(i, [p.id])));
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => send(poc, parts, 'two-instances', instances[i % 2])));
+      const first = assertRaceAnswers(answers);
+      await assertStoredOnce(instances, before, p.id, first, data);
       const later = await send(poc, parts, 'two-instances', second);
-      assert.deepEqual([later.status, later.body], [201, created[0]!.body]);
+      assert.deepEqual([later.status, later.body], [201, first]);
+      await assertStoredOnce(instances, before, p.id, first, data);
     } finally {
       await second.close();
     }

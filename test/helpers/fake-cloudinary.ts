@@ -10,6 +10,8 @@ import { Busboy, type BusboyHeaders, type BusboyInstance } from '@fastify/busboy
  * documents them and the SDK's api_sign_request computes them: every parameter but file, api_key,
  * resource_type, cloud_name and signature, without empty ones, sorted by name, `name=value` joined
  * by `&` (an `&` inside a pair escaped as `%26`), followed by the API secret, SHA-1 in hex.
+ * With `serveAssets`, secure URLs point at the fake, which answers a GET on one with the stored
+ * bytes (404 once destroyed), as Cloudinary's delivery does.
  */
 export interface FakeCloudinary {
   /** The upload prefix (CLOUDINARY_UPLOAD_PREFIX) to point the SDK at. */
@@ -67,13 +69,15 @@ export function stringToSign(params: Record<string, string>): string {
     .join('&');
 }
 
-export async function startFakeCloudinary(opts: { cloudName?: string; apiKey?: string; apiSecret?: string } = {}): Promise<FakeCloudinary> {
+export async function startFakeCloudinary(opts: { cloudName?: string; apiKey?: string; apiSecret?: string; serveAssets?: boolean } = {}): Promise<FakeCloudinary> {
   const cloudName = opts.cloudName ?? 'test-cloud';
   const apiKey = opts.apiKey ?? '123456789012345';
   let apiSecret = opts.apiSecret ?? 'fake-api-secret';
   let takeNext = false;
   const assets = new Map<string, FakeAsset>();
   const requests: FakeRequest[] = [];
+  // Known once listening; the delivery path is res.cloudinary.com's.
+  let deliveryOrigin = 'https://res.cloudinary.com';
 
   const store = (resourceType: string, publicId: string, bytes: Buffer, format: string | undefined, accessMode: string): FakeAsset => {
     const version = Math.floor(Date.now() / 1000);
@@ -84,7 +88,7 @@ export async function startFakeCloudinary(opts: { cloudName?: string; apiKey?: s
       bytes,
       version,
       accessMode,
-      secureUrl: `https://res.cloudinary.com/${cloudName}/${resourceType}/upload/v${version}/${publicId}${format ? `.${format}` : ''}`,
+      secureUrl: `${deliveryOrigin}/${cloudName}/${resourceType}/upload/v${version}/${publicId}${format ? `.${format}` : ''}`,
     };
     assets.set(`${resourceType}/${publicId}`, asset);
     return asset;
@@ -101,6 +105,15 @@ export async function startFakeCloudinary(opts: { cloudName?: string; apiKey?: s
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     };
     const refuse = (status: number, message: string) => send(status, { error: { message } });
+
+    if (opts.serveAssets && req.method === 'GET' && !url.pathname.startsWith('/v1_1/')) {
+      req.resume();
+      record.action = 'deliver';
+      const asset = [...assets.values()].find((a) => new URL(a.secureUrl).pathname === url.pathname);
+      record.status = asset ? 200 : 404;
+      if (!asset) return res.writeHead(404, { 'content-type': 'text/plain' }).end('Resource not found');
+      return res.writeHead(200, { 'content-type': DELIVERY_TYPES[asset.format ?? ''] ?? 'application/octet-stream', 'content-length': asset.bytes.length }).end(asset.bytes);
+    }
 
     const m = /^\/v1_1\/([^/]+)\/(?:(image|video|raw|auto)\/)?(upload|destroy|ping)$/.exec(url.pathname);
     if (!m) {
@@ -164,6 +177,7 @@ export async function startFakeCloudinary(opts: { cloudName?: string; apiKey?: s
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  if (opts.serveAssets) deliveryOrigin = url;
 
   const fake: FakeCloudinary = {
     url,
@@ -212,6 +226,8 @@ function describeAsset(a: FakeAsset) {
     access_mode: a.accessMode,
   };
 }
+
+const DELIVERY_TYPES: Record<string, string> = { pdf: 'application/pdf', png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', mp4: 'video/mp4' };
 
 /** What Cloudinary's "auto" makes of some bytes: images (PDF included) and MP4 by their signature, anything else raw. */
 function detect(bytes: Buffer): { resourceType: string; format: string | undefined } {
