@@ -66,7 +66,8 @@ test('SIGKILL during uploads leaves, after a restart, no file without a record a
       assert.equal(done.status, 201, done.text);
     }
 
-    for (const fileFirst of [false, true, false, true, false, true]) sockets.push(startUpload(service.url, admin.cookie!, project.id, fileFirst, 300_000));
+    // Past the size a file is held in memory whole (1 MiB), so that each is on disk when the process dies.
+    for (const fileFirst of [false, true, false, true, false, true]) sockets.push(startUpload(service.url, admin.cookie!, project.id, fileFirst, 2 * 1024 * 1024));
     // The service is writing all six: three spooled, three into the local driver's temporary files.
     await eventually('six uploads in flight', () => filesUnder(tmp).length === 3 && filesUnder(uploads).filter((f) => f.startsWith('.incoming')).length === 3);
 

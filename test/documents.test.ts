@@ -56,24 +56,32 @@ describe('checksums, duplicates and true types', () => {
     return res.body.files as Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
   };
 
+  // Sizes either side of the size a file is held whole in memory (1 MiB) and stored in one write; past it, it streams.
+  const SIZES = [10 * 1024, 1024 * 1024, 1024 * 1024 + 1, 3 * 1024 * 1024 + 17];
   for (const { label, fileFirst } of ORDERS) {
     test(`the checksum equals sha256sum of what was sent (${label}); the 201 body stays id, url, filename, size`, async () => {
-      const p = await project();
-      const data = pdf(randomBytes(3 * 1024 * 1024 + 17));
-      const res = await postMultipart(poc.client, form(p.id, 'PO', { data }, fileFirst));
-      assert.equal(res.status, 201, res.text);
-      assert.deepEqual(Object.keys(res.body).sort(), ['filename', 'id', 'size', 'url']);
-      const [file] = await filesOf(poc, p.id);
-      assert.equal(file!.id, res.body.id);
-      assert.equal(file!.sha256, sha256sum(data));
-      assert.match(file!.sha256, /^[0-9a-f]{64}$/);
-      assert.equal(file!.detectedContentType, 'application/pdf');
-      assert.equal(file!.contentTypeMismatch, false);
-      assert.equal(file!.duplicateOf, null);
-      // and the stored bytes are the ones hashed
-      const served = await httpGet(res.body.url);
-      assert.equal(sha256sum(served.bytes), file!.sha256);
+      for (const size of SIZES) await sentAndStored(size, fileFirst);
     });
+  }
+
+  async function sentAndStored(size: number, fileFirst: boolean) {
+    const p = await project();
+    const data = pdf(randomBytes(size - pdf('').length));
+    assert.equal(data.length, size);
+    const res = await postMultipart(poc.client, form(p.id, 'PO', { data }, fileFirst));
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(Object.keys(res.body).sort(), ['filename', 'id', 'size', 'url']);
+    const [file] = await filesOf(poc, p.id);
+    assert.equal(file!.id, res.body.id);
+    assert.equal(file!.sha256, sha256sum(data));
+    assert.match(file!.sha256, /^[0-9a-f]{64}$/);
+    assert.equal(file!.detectedContentType, 'application/pdf');
+    assert.equal(file!.contentTypeMismatch, false);
+    assert.equal(file!.duplicateOf, null);
+    // and the stored bytes are the ones hashed
+    const served = await httpGet(res.body.url);
+    assert.equal(sha256sum(served.bytes), file!.sha256);
+    assert.equal(res.body.size, size);
   }
 
   test('a second upload of the same bytes to a project succeeds as specified and is flagged with the first', async () => {

@@ -155,7 +155,8 @@ describe('refusals and failures', () => {
     const before = await storedState(svc, [p.id]);
     const from = fake.requests.length;
     fake.takeNextUploadName();
-    const res = await postMultipart(admin, form(p.id));
+    // Past the size a file is held whole in memory (1 MiB): a smaller one would simply go to the next name.
+    const res = await postMultipart(admin, form(p.id, { data: Buffer.concat([pdfBytes, randomBytes(2 * 1024 * 1024)]) }));
     const [upload] = uploadsSince(from);
     const taken = `print-orders/${p.id}/po/${upload!.params.public_id}`;
     assert.equal((upload!.answer as { existing?: boolean }).existing, true);
@@ -167,6 +168,19 @@ describe('refusals and failures', () => {
 
     // The name stays reserved; the next upload gets another.
     const body = assertCreated(await postMultipart(admin, form(p.id)), 'document.pdf', pdfBytes.length);
+    assert.ok(!body.url.includes(`${taken}.`), body.url);
+    assert.deepEqual(fake.assets.get(`image/${taken}`)!.bytes, INTRUDER_ASSET_BYTES);
+  });
+
+  test('a small file (held whole in memory) whose public id another writer took first goes to the next name, the holder untouched', async () => {
+    const p = await readyProject();
+    const from = fake.requests.length;
+    fake.takeNextUploadName();
+    const body = assertCreated(await postMultipart(admin, form(p.id)), 'document.pdf', pdfBytes.length);
+    const [refused, stored] = uploadsSince(from);
+    const taken = `print-orders/${p.id}/po/${refused!.params.public_id}`;
+    assert.equal((refused!.answer as { existing?: boolean }).existing, true);
+    assert.equal(stored!.status, 200);
     assert.ok(!body.url.includes(`${taken}.`), body.url);
     assert.deepEqual(fake.assets.get(`image/${taken}`)!.bytes, INTRUDER_ASSET_BYTES);
   });

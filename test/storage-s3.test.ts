@@ -181,8 +181,25 @@ describe('never an overwrite', () => {
     assert.deepEqual((await s3.get(keyOf(body.url))).bytes, pdfBytes);
   });
 
+  test('a key taken between the check and the write of a small file (held whole in memory): If-None-Match refuses it, the bytes go to the next millisecond, the holder untouched', async () => {
+    const p = await readyProject();
+    front.plan('taken-before-write');
+    const intruded = front.intruded.length;
+    const from = front.requests.length;
+    const data = Buffer.concat([pdfBytes, randomBytes(4000)]);
+    const body = assertCreated(await postMultipart(admin, form(p.id, { data })), 'document.pdf', data.length);
+    const taken = front.intruded[intruded]!;
+    assert.ok(taken, 'the front staged no race');
+    assert.equal(front.requests.slice(from).filter((r) => r.status === 412).length, 1);
+    const ms = Number(/po_(\d+)\.pdf$/.exec(taken)![1]);
+    assert.equal(keyOf(body.url), taken.replace(`po_${ms}.pdf`, `po_${ms + 1}.pdf`));
+    assert.deepEqual((await s3.get(taken)).bytes.toString(), INTRUDER_BYTES);
+    assert.deepEqual((await s3.get(keyOf(body.url))).bytes, data);
+  });
+
+  // Past the size a file is held in memory (1 MiB), the body is read into the refused write.
   for (const { label, size } of [
-    { label: 'one PUT', size: 4000 },
+    { label: 'one PUT', size: 2 * MiB },
     { label: 'multipart', size: 6 * MiB },
   ]) {
     test(`a key taken between the check and the write (${label}): If-None-Match refuses it, 500, nothing recorded, the holder untouched`, async () => {

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Deps } from '../deps.js';
 import { SavepointBroken } from '../db/store.js';
 import { nowIso } from '../deps.js';
@@ -32,6 +32,9 @@ export interface IncomingDocument {
 /** A document whose bytes are a finished local file (a resumable upload's): a store that can adopts it without a copy. */
 export type LocalDocument = Omit<IncomingDocument, 'body'> & { file: string };
 
+/** A small document already whole in memory (http/receive-upload.ts): stored in one write where the store can. */
+export type BufferedDocument = Omit<IncomingDocument, 'body'> & { bytes: readonly Buffer[] };
+
 /** A document whose bytes are in storage but not yet recorded. */
 export interface PlacedDocument {
   location: ObjectLocation;
@@ -42,7 +45,12 @@ export interface PlacedDocument {
  * Specification 4.1 step 8: stream the bytes into storage under a fresh public name. A taken name
  * moves to the next free millisecond; the database reservation decides, across instances.
  */
-export async function placeDocument(deps: Pick<Deps, 'store' | 'storage'>, projectId: string, type: DocumentType, doc: IncomingDocument | LocalDocument): Promise<PlacedDocument> {
+export async function placeDocument(
+  deps: Pick<Deps, 'store' | 'storage'>,
+  projectId: string,
+  type: DocumentType,
+  doc: IncomingDocument | LocalDocument | BufferedDocument,
+): Promise<PlacedDocument> {
   const folder = documentFolder(projectId, type);
   const extension = extensionOf(doc.filename);
   // Bytes a store kept when their name turned out taken after it had read them: placed, not read again.
@@ -59,14 +67,16 @@ export async function placeDocument(deps: Pick<Deps, 'store' | 'storage'>, proje
         ? await staged.placeElsewhere(location)
         : 'file' in doc
           ? await placeFile(deps.storage, location, doc)
-          : await deps.storage.put(location, doc.body, doc.contentType, doc.filename, doc.detectedType ?? null);
+          : 'bytes' in doc
+            ? await placeBytes(deps.storage, location, doc)
+            : await deps.storage.put(location, doc.body, doc.contentType, doc.filename, doc.detectedType ?? null);
       return { location, url };
     } catch (err) {
       // Left by an earlier deployment: keep the reservation and try the next name, unless the
       // store only said so after reading the body and kept nothing (S3 conditional write, Cloudinary): those bytes are gone.
       if (err instanceof ObjectExistsError) {
         staged = err.staged;
-        if (staged || 'file' in doc || !doc.body.readableDidRead) continue; // a file can be read again
+        if (staged || !('body' in doc) || !doc.body.readableDidRead) continue; // a file or bytes in memory can be read again
         throw err;
       }
       await deps.store.storageNames.release(objectKey(location)).catch(() => {});
@@ -80,6 +90,13 @@ function placeFile(storage: Deps['storage'], location: ObjectLocation, doc: Loca
   const detected = doc.detectedType ?? null;
   if (storage.adopt) return storage.adopt(location, doc.file, doc.contentType, doc.filename, detected);
   return storage.put(location, fs.createReadStream(doc.file), doc.contentType, doc.filename, detected);
+}
+
+/** Bytes in memory into storage: in one write where the driver can, else streamed. */
+function placeBytes(storage: Deps['storage'], location: ObjectLocation, doc: BufferedDocument): Promise<{ url: string }> {
+  const detected = doc.detectedType ?? null;
+  if (storage.putBytes) return storage.putBytes(location, doc.bytes, doc.contentType, doc.filename, detected);
+  return storage.put(location, Readable.from(doc.bytes, { objectMode: false }), doc.contentType, doc.filename, detected);
 }
 
 /** Undoes step 8 when the request turns out broken after the bytes were stored: nothing is kept. */

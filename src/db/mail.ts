@@ -1,5 +1,6 @@
 import type { EmailCategory } from '../mail/rules.js';
 import type { Database, DB } from './index.js';
+import { reusable } from './reusable.js';
 
 /** A stored event of an outbox row (mail/outbox.ts writes it; names are read when the email is sent). */
 export interface OutboxEvent {
@@ -21,6 +22,23 @@ export interface ClaimedMail {
 
 const parseEvents = (v: unknown): OutboxEvent[] => (typeof v === 'string' ? JSON.parse(v) : v) as OutboxEvent[];
 
+/** Who may be told, by the audience's shape (every upload asks): each compiled once (db/reusable.ts). */
+const activeRecipients = (db: DB, exceptId: string, category: string) =>
+  db
+    .selectFrom('users')
+    .select('id')
+    .where('active', '=', true)
+    .where('id', '!=', exceptId)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('email_optouts').select('user_id').whereRef('email_optouts.user_id', '=', 'users.id').where('email_optouts.category', '=', category))))
+    .orderBy('id');
+const recipientQueries = {
+  admins: reusable((db, exceptId: string, category: string) => activeRecipients(db, exceptId, category).where('role', '=', 'ADMIN')),
+  poc: reusable((db, exceptId: string, category: string, pocId: string) => activeRecipients(db, exceptId, category).where('id', '=', pocId)),
+  adminsAndPoc: reusable((db, exceptId: string, category: string, pocId: string) =>
+    activeRecipients(db, exceptId, category).where((eb) => eb.or([eb('role', '=', 'ADMIN'), eb('id', '=', pocId)])),
+  ),
+};
+
 /** The outbox (migration 006): emails to come, written in the change's transaction, claimed by dispatchers. */
 export function outboxRepo(db: DB, dialect: Database['dialect']) {
   return {
@@ -29,23 +47,12 @@ export function outboxRepo(db: DB, dialect: Database['dialect']) {
      * the category off. Ordered by id, one lock order for every transaction.
      */
     async recipients(a: { admins: boolean; pocId: string | null; category: EmailCategory; exceptId: string }): Promise<string[]> {
-      if (!a.admins && !a.pocId) return [];
-      const rows = await db
-        .selectFrom('users')
-        .select('id')
-        .where('active', '=', true)
-        .where('id', '!=', a.exceptId)
-        .where((eb) => {
-          const who = [];
-          if (a.admins) who.push(eb('role', '=', 'ADMIN'));
-          if (a.pocId) who.push(eb('id', '=', a.pocId));
-          return eb.or(who);
-        })
-        .where((eb) =>
-          eb.not(eb.exists(eb.selectFrom('email_optouts').select('user_id').whereRef('email_optouts.user_id', '=', 'users.id').where('email_optouts.category', '=', a.category))),
-        )
-        .orderBy('id')
-        .execute();
+      const query = a.admins && a.pocId ? recipientQueries.adminsAndPoc(db, dialect, a.exceptId, a.category, a.pocId)
+        : a.admins ? recipientQueries.admins(db, dialect, a.exceptId, a.category)
+        : a.pocId ? recipientQueries.poc(db, dialect, a.exceptId, a.category, a.pocId)
+        : undefined;
+      if (!query) return [];
+      const { rows } = await db.executeQuery(query);
       return rows.map((r) => r.id);
     },
 

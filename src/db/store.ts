@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type {
   ActivityEntry,
   ActivityEntryWithNames,
@@ -58,31 +58,41 @@ export class SavepointBroken extends Error {
   }
 }
 
-let savepoints = 0;
+/** Savepoint statements by nesting depth: the same few texts every time, so SQLite's prepared statements are reused (a fresh name per savepoint filled the statement cache with one-off texts). */
+const savepointStatements = (depth: number) => ({
+  set: CompiledQuery.raw(`savepoint part_${depth}`),
+  rollback: CompiledQuery.raw(`rollback to savepoint part_${depth}`),
+  release: CompiledQuery.raw(`release savepoint part_${depth}`),
+});
+const SAVEPOINTS = Array.from({ length: 4 }, (_, depth) => savepointStatements(depth + 1));
 
 export function createStore(database: Database): Store {
+  let depth = 0;
   return {
     ...repositories(database),
     transaction: (fn) => database.db.transaction().execute((trx) => fn(createStore({ ...database, db: trx }))),
     savepoint: async (fn) => {
       if (!database.db.isTransaction) throw new Error('a savepoint needs a transaction');
-      const name = sql.raw(`part_${++savepoints}`);
+      const statements = SAVEPOINTS[depth] ?? savepointStatements(depth + 1);
       // The savepoint's own statements failing leave the transaction unusable (PostgreSQL would
       // answer its COMMIT with a silent rollback): that is no failure of fn, and fails the transaction.
-      const control = (statement: ReturnType<typeof sql>) =>
-        statement.execute(database.db).catch((err: unknown) => {
+      const control = (statement: CompiledQuery) =>
+        database.db.executeQuery(statement).catch((err: unknown) => {
           throw new SavepointBroken(err);
         });
-      await control(sql`savepoint ${name}`);
+      await control(statements.set);
+      depth++;
       let result: Awaited<ReturnType<typeof fn>>;
       try {
         result = await fn();
       } catch (err) {
-        await control(sql`rollback to savepoint ${name}`);
-        await control(sql`release savepoint ${name}`);
+        depth--;
+        await control(statements.rollback);
+        await control(statements.release);
         throw err;
       }
-      await control(sql`release savepoint ${name}`);
+      depth--;
+      await control(statements.release);
       return result;
     },
     ping: async () => {

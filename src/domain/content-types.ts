@@ -58,13 +58,15 @@ export const isPassive = (type: string): boolean => {
  */
 export const servedInline = (declared: string, detected: string | null): boolean => isPassive(declared) && (detected === null || isPassive(detected));
 
+const LATIN1 = new TextDecoder('latin1');
+
 /**
  * Markup a browser would render or run, recognised by its first bytes (after a BOM and white
  * space), after the WHATWG MIME Sniffing standard's "HTML", "XML" patterns, plus SVG. file-type
  * recognises binary formats only.
  */
 export function sniffMarkup(head: Uint8Array): string | null {
-  const text = new TextDecoder('latin1').decode(head.subarray(0, 1024)).replace(/^(\xef\xbb\xbf|\xfe\xff|\xff\xfe)/, '').replace(/^[\t\n\f\r ]+/, '').toLowerCase();
+  const text = LATIN1.decode(head.subarray(0, 1024)).replace(/^(\xef\xbb\xbf|\xfe\xff|\xff\xfe)/, '').replace(/^[\t\n\f\r ]+/, '').toLowerCase();
   if (text.startsWith('<?xml')) return /<svg[\s>]/.test(text) ? 'image/svg+xml' : 'application/xml';
   if (/^<svg[\s>/]/.test(text)) return 'image/svg+xml';
   if (/^<(!doctype html|html|head|script|iframe|h1|div|font|table|a|style|title|b|body|br|p|!--)[\s>]/.test(text)) return 'text/html';

@@ -16,10 +16,16 @@ import { cleanContentType, cleanFilename } from '../domain/documents.js';
 import { AppError, errors } from '../errors.js';
 import type { UploadRequestSummary } from '../uploads/idempotency.js';
 import { checkUpload } from '../uploads/checks.js';
-import { DocumentInspector } from '../uploads/inspect.js';
+import { DocumentInspector, type Inspection, inspectInMemory } from '../uploads/inspect.js';
 import { admitAndPlace } from '../uploads/place.js';
 
 type FieldName = 'projectId' | 'fileType';
+
+/**
+ * A file no larger is read whole into memory and stored in one write, without streams (most
+ * documents are): what a streamed upload holds in its write buffer anyway (storage/local).
+ */
+const IN_MEMORY_BYTES = 1024 * 1024;
 
 /**
  * Reads a POST /api/upload body part by part and runs the specification's steps at the earliest
@@ -78,9 +84,12 @@ export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Acto
 
       if (present(fields.projectId) && present(fields.fileType)) {
         const { project, type } = await authorize(deps, actor, true, fields);
-        const document = await received.into(async (body) => admitAndPlace(deps, project.id, type, { ...file!, body, detectedType: await body.detected }));
+        const bytes = await received.whole(IN_MEMORY_BYTES);
+        const document = bytes
+          ? await admitAndPlace(deps, project.id, type, { ...file, bytes, detectedType: received.inspection().detectedType })
+          : await received.into(async (body) => admitAndPlace(deps, project.id, type, { ...file!, body, detectedType: await body.detected }));
         placed = { project, type, document };
-      } else {
+      } else if (!(await received.whole(IN_MEMORY_BYTES))) {
         spoolPath = path.join(deps.config.dataDir, 'tmp', `upload-${randomUUID()}`);
         const target = spoolPath;
         await received.into(async (body) => {
@@ -94,9 +103,11 @@ export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Acto
 
     if (!placed) {
       const { project, type } = await authorize(deps, actor, file !== undefined, fields);
-      const spooled = spoolPath!;
-      const { detectedType } = file!.received.inspector.result();
-      const document = await admitAndPlace(deps, project.id, type, { ...file!, body: fs.createReadStream(spooled), detectedType });
+      const { received } = file!;
+      const { detectedType } = received.inspection();
+      const document = received.inMemory
+        ? await admitAndPlace(deps, project.id, type, { ...file!, bytes: received.inMemory, detectedType })
+        : await admitAndPlace(deps, project.id, type, { ...file!, body: fs.createReadStream(spoolPath!), detectedType });
       placed = { project, type, document };
     }
   } catch (err) {
@@ -114,8 +125,8 @@ export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Acto
   return recordDocument(deps, actor, placed.project, placed.type, placed.document, {
     filename: file!.filename,
     contentType: file!.contentType,
-    size: file!.received.bytes,
-    ...file!.received.inspector.result(),
+    size: file!.received.size,
+    ...file!.received.inspection(),
   });
 }
 
@@ -164,8 +175,12 @@ const authorize = (deps: Deps, actor: Actor, hasFile: boolean, fields: Partial<R
  * their type on the way (the inspector), and tells a broken body from a failing consumer.
  */
 class ReceivedFile {
-  bytes = 0;
+  /** Bytes read so far. */
+  size = 0;
   readonly inspector = new DocumentInspector();
+  /** The whole file, when whole() found it small enough to hold. */
+  inMemory: Buffer[] | undefined;
+  #inspected: Inspection | undefined;
   #sourceFailed = false;
   #counterClosed = false;
 
@@ -202,9 +217,52 @@ class ReceivedFile {
     });
   }
 
+  /**
+   * Reads the file to its end when it is no larger than `limit` and inspects it (null, with what was
+   * read put back, when it goes on past the limit): a small file then needs no stream into storage.
+   * A file past the size limit is a 413, a broken body a 400, as into() answers them.
+   */
+  async whole(limit: number): Promise<Buffer[] | null> {
+    if (this.source.destroyed) throw errors.malformedMultipart();
+    const chunks = await new Promise<Buffer[] | null>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      const done = (result: Buffer[] | null | Error) => {
+        this.source.off('readable', onReadable).off('end', onEnd).off('error', onError);
+        if (result instanceof Error) reject(result);
+        else resolve(result);
+      };
+      const onReadable = () => {
+        for (let chunk: Buffer | null; (chunk = this.source.read()) !== null; ) {
+          chunks.push(chunk);
+          bytes += chunk.length;
+          if (bytes > this.max) return done(errors.fileTooLarge(this.max));
+          if (bytes > limit) {
+            this.source.unshift(chunks.length === 1 ? chunk : Buffer.concat(chunks));
+            return done(null);
+          }
+        }
+      };
+      const onEnd = () => {
+        this.size = bytes;
+        done(chunks);
+      };
+      const onError = () => done(errors.malformedMultipart());
+      this.source.on('readable', onReadable).once('end', onEnd).once('error', onError);
+    });
+    if (!chunks) return null;
+    this.#inspected = await inspectInMemory(chunks);
+    return (this.inMemory = chunks);
+  }
+
+  /** The file's SHA-256 and recognised type, once it has been read to its end. */
+  inspection(): Inspection {
+    return this.#inspected ?? this.inspector.result();
+  }
+
   /** Streams the bytes through the size check into consume; maps a broken body to 400 and an oversize one to 413. */
   async into<T>(consume: (body: DocumentInspector) => Promise<T>): Promise<T> {
-    const counter = new ByteCounter(this.max, (n) => (this.bytes = n));
+    const counter = new ByteCounter(this.max, (n) => (this.size = n));
     // The stream the consumer reads (the inspector) or the counter before it: whichever closes first ends what the source's errors mean.
     for (const stage of [counter, this.inspector]) stage.once('close', () => (this.#counterClosed = true));
     const feeding = pipeline(this.source, counter, this.inspector).catch(() => {});

@@ -25,6 +25,11 @@ export interface FileStorage {
    */
   put(location: ObjectLocation, body: Readable, contentType: string, filename?: string, detectedType?: string | null): Promise<{ url: string }>;
   /**
+   * Optional: stores a document already whole in memory (a small one) in one write, without a
+   * stream; otherwise the caller streams it through put(). Rejects with ObjectExistsError when the key is taken.
+   */
+  putBytes?(location: ObjectLocation, bytes: readonly Buffer[], contentType: string, filename?: string, detectedType?: string | null): Promise<{ url: string }>;
+  /**
    * Optional: makes a finished local file (a resumable upload's assembled bytes) the object, without
    * copying it where the store can (a link on the same file system); otherwise as put() from the file.
    * The file stays where it is, for its owner to remove. Rejects with ObjectExistsError when the key is taken.

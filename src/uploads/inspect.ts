@@ -88,6 +88,19 @@ export class DocumentInspector extends Transform {
   }
 }
 
+/**
+ * The same inspection of a document already whole in memory (a small one: http/receive-upload.ts),
+ * without the streams: hashed on the spot when small, on the hashing thread otherwise.
+ */
+export async function inspectInMemory(chunks: readonly Buffer[]): Promise<Inspection> {
+  const hash = new StreamingSha256();
+  for (const chunk of chunks) await hash.update(chunk);
+  const first = chunks[0] ?? Buffer.alloc(0);
+  const head = first.length >= SNIFF_BYTES || chunks.length < 2 ? first : Buffer.concat(chunks).subarray(0, SNIFF_BYTES);
+  const [sha256, detectedType] = await Promise.all([hash.digest(), detectType(head)]);
+  return { sha256, detectedType };
+}
+
 /** Binary formats by file-type; markup (HTML, SVG, XML) by its first bytes, which file-type leaves to others. */
 export async function detectType(head: Buffer): Promise<string | null> {
   const found = await fileTypeFromBuffer(head.subarray(0, SNIFF_BYTES));

@@ -1,4 +1,4 @@
-import { type IncomingDocument, type LocalDocument, type PlacedDocument, placeDocument } from '../actions/upload-document.js';
+import { type BufferedDocument, type IncomingDocument, type LocalDocument, type PlacedDocument, placeDocument } from '../actions/upload-document.js';
 import type { Deps } from '../deps.js';
 import type { DocumentType } from '../domain/model.js';
 import { admitType } from './admit-type.js';
@@ -12,7 +12,7 @@ export async function admitAndPlace(
   deps: Pick<Deps, 'store' | 'storage' | 'config'>,
   projectId: string,
   type: DocumentType,
-  doc: (IncomingDocument | LocalDocument) & { detectedType: string | null },
+  doc: (IncomingDocument | LocalDocument | BufferedDocument) & { detectedType: string | null },
 ): Promise<PlacedDocument> {
   admitType(deps.config.uploadAllowedTypes, doc.contentType, doc.detectedType);
   return placeDocument(deps, projectId, type, doc);
