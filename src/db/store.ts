@@ -68,8 +68,7 @@ const SAVEPOINTS = Array.from({ length: 4 }, (_, depth) => savepointStatements(d
 
 export function createStore(database: Database): Store {
   let depth = 0;
-  return {
-    ...repositories(database),
+  const own: Pick<Store, 'transaction' | 'savepoint' | 'ping'> = {
     transaction: (fn) => database.db.transaction().execute((trx) => fn(createStore({ ...database, db: trx }))),
     savepoint: async (fn) => {
       if (!database.db.isTransaction) throw new Error('a savepoint needs a transaction');
@@ -99,25 +98,43 @@ export function createStore(database: Database): Store {
       await sql`select 1`.execute(database.db);
     },
   };
+  return Object.assign(repositories(database), own);
 }
 
+/** Each transaction gets a store of its own, and uses two or three of its repositories: they are made on first use. */
 function repositories({ db, dialect }: Database) {
-  return {
-    users: usersRepo(db, dialect),
-    sessions: sessionsRepo(db, dialect),
-    projects: projectsRepo(db, dialect),
-    files: filesRepo(db, dialect),
-    storageNames: storageNamesRepo(db, dialect),
-    idempotencyKeys: idempotencyKeysRepo(db),
-    resumableUploads: resumableUploadsRepo(db),
-    uploadLocks: uploadLocksRepo(db),
-    activity: activityRepo(db, dialect),
-    loginFailures: loginFailuresRepo(db),
-    stats: statsRepo(db),
-    outbox: outboxRepo(db, dialect),
-    emailOptouts: emailOptoutsRepo(db),
-    passwordResets: passwordResetsRepo(db),
-  };
+  return lazily({
+    users: () => usersRepo(db, dialect),
+    sessions: () => sessionsRepo(db, dialect),
+    projects: () => projectsRepo(db, dialect),
+    files: () => filesRepo(db, dialect),
+    storageNames: () => storageNamesRepo(db, dialect),
+    idempotencyKeys: () => idempotencyKeysRepo(db),
+    resumableUploads: () => resumableUploadsRepo(db),
+    uploadLocks: () => uploadLocksRepo(db),
+    activity: () => activityRepo(db, dialect),
+    loginFailures: () => loginFailuresRepo(db),
+    stats: () => statsRepo(db),
+    outbox: () => outboxRepo(db, dialect),
+    emailOptouts: () => emailOptoutsRepo(db),
+    passwordResets: () => passwordResetsRepo(db),
+  });
+}
+
+function lazily<T extends Record<string, () => object>>(makers: T): { [K in keyof T]: ReturnType<T[K]> } {
+  const target = {} as { [K in keyof T]: ReturnType<T[K]> };
+  for (const [name, make] of Object.entries(makers)) {
+    Object.defineProperty(target, name, {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        const value = make();
+        Object.defineProperty(target, name, { value, enumerable: true });
+        return value;
+      },
+    });
+  }
+  return target;
 }
 
 export interface NewUser {
