@@ -112,5 +112,3 @@ export class Metrics {
   }
 }
 
-/** An open SSE stream counted in sse_open_streams while metrics are on; a no-op otherwise. Returns the close callback. */
-export const trackSseStream = (metrics: Metrics | undefined): (() => void) => metrics?.streamOpened() ?? (() => {});

@@ -7,7 +7,6 @@ import { migrate, openDatabase } from './db/index.js';
 import { createStore } from './db/store.js';
 import type { Deps } from './deps.js';
 import type { App } from './http/routes/context.js';
-import { Metrics } from './metrics.js';
 import { MailDispatcher } from './mail/dispatcher.js';
 import { createMailTransport } from './mail/index.js';
 import { createRealtime } from './realtime/index.js';
@@ -28,7 +27,8 @@ export async function openDeps(config: Config): Promise<Deps> {
     realtime = await createRealtime(config);
     // Not checked at start-up: SMTP being away delays emails (they wait in the outbox), nothing else.
     const mail = new MailDispatcher(store, config, await createMailTransport(config));
-    const metrics = config.metricsToken ? new Metrics(database) : undefined;
+    // prom-client is loaded only when /metrics is on (as the drivers are: less to load and to keep in memory).
+    const metrics = config.metricsToken ? new (await import('./metrics.js')).Metrics(database) : undefined;
     metrics?.watchMailBacklog(() => mail.backlog());
     const deps: Deps = { config, database, store, storage, realtime, mail, metrics };
     if (config.admin) await ensureAdmin(deps, config.admin);

@@ -1,6 +1,5 @@
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { ZipArchive } from 'archiver';
 import type { Deps } from '../deps.js';
 import { archiveFilename, archivePaths } from '../domain/archive.js';
 import { essence } from '../domain/content-types.js';
@@ -42,6 +41,8 @@ export async function projectArchive(
   const { project, files } = await getProject(deps, actor, projectId);
   const oldestFirst = [...files].reverse();
   const paths = archivePaths(oldestFirst);
+  // Loaded on the first archive asked for: most processes never make one.
+  const { ZipArchive } = await import('archiver');
   const zip = new ZipArchive({ zlib: { level: 6 } });
   let finished = false;
   // The download ends early when the client goes away (Fastify destroys the stream): stop reading the store.

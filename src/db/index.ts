@@ -3,7 +3,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement, sql } from 'kysely';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
-import pg from 'pg';
+import type { Pool as PgPool } from 'pg';
 import type { Config } from '../config.js';
 import { initial } from './migrations/001_initial.js';
 import { activitySeq } from './migrations/002_activity_seq.js';
@@ -40,6 +40,8 @@ export async function openDatabase(config: Config['database']): Promise<Database
     return { db, dialect: 'sqlite', destroy: () => db.destroy() };
   }
 
+  // Loaded only for PostgreSQL (as the drivers are: less to load and to keep in memory on SQLite).
+  const { default: pg } = await import('pg');
   if (config.schema) {
     // Tests give each service its own schema; create it before the pool's search_path needs it.
     const client = new pg.Client({ connectionString: config.url, connectionTimeoutMillis: 10_000 });
@@ -65,7 +67,7 @@ export async function openDatabase(config: Config['database']): Promise<Database
     query_timeout: config.queryTimeoutMs,
     keepAlive: true,
     options: config.schema ? `-c search_path="${config.schema}"` : undefined,
-    types: { getTypeParser: pgTypeParser },
+    types: { getTypeParser: pgTypeParser(pg.types) },
   });
   // A connection PostgreSQL drops (restart, failover, a cut link) emits 'error' on its client and,
   // while idle, on the pool: unheard, either would end the process. The pool discards the broken
@@ -99,7 +101,7 @@ export async function openDatabase(config: Config['database']): Promise<Database
  * The pool as Kysely sees it, except that a connection whose query timed out is destroyed on
  * release rather than reused: its answer may still be on the way, or never come.
  */
-function discardingTimedOut(pool: pg.Pool): PostgresPool {
+function discardingTimedOut(pool: PgPool): PostgresPool {
   return {
     async connect() {
       const client = await pool.connect();
@@ -121,11 +123,11 @@ const PG_INT8 = 20;
 const PG_TIMESTAMPTZ = 1184;
 
 /** Make PostgreSQL answer like SQLite: counts and sizes as numbers, timestamps as ISO strings. */
-function pgTypeParser(oid: number, format?: 'text' | 'binary') {
+const pgTypeParser = (types: typeof import('pg').types) => (oid: number, format?: 'text' | 'binary') => {
   if (oid === PG_INT8) return (v: string) => Number(v);
   if (oid === PG_TIMESTAMPTZ) return (v: string) => new Date(v).toISOString();
-  return pg.types.getTypeParser(oid, format as 'text');
-}
+  return types.getTypeParser(oid, format as 'text');
+};
 
 /** Every migration, in order of their names. */
 const migrations = (dialect: Dialect) => ({

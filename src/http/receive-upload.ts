@@ -16,7 +16,7 @@ import { cleanContentType, cleanFilename } from '../domain/documents.js';
 import { AppError, errors } from '../errors.js';
 import type { UploadRequestSummary } from '../uploads/idempotency.js';
 import { checkUpload } from '../uploads/checks.js';
-import { DocumentInspector, type Inspection, inspectInMemory } from '../uploads/inspect.js';
+import { DocumentInspector, InMemoryInspection, type Inspection } from '../uploads/inspect.js';
 import { admitAndPlace } from '../uploads/place.js';
 
 type FieldName = 'projectId' | 'fileType';
@@ -224,35 +224,42 @@ class ReceivedFile {
    */
   async whole(limit: number): Promise<Buffer[] | null> {
     if (this.source.destroyed) throw errors.malformedMultipart();
-    const chunks = await new Promise<Buffer[] | null>((resolve, reject) => {
-      const chunks: Buffer[] = [];
+    const inspection = new InMemoryInspection();
+    const whole = await new Promise<boolean>((resolve, reject) => {
       let bytes = 0;
-      const done = (result: Buffer[] | null | Error) => {
+      const done = (result: boolean | Error) => {
         this.source.off('readable', onReadable).off('end', onEnd).off('error', onError);
         if (result instanceof Error) reject(result);
         else resolve(result);
       };
       const onReadable = () => {
         for (let chunk: Buffer | null; (chunk = this.source.read()) !== null; ) {
-          chunks.push(chunk);
+          inspection.add(chunk);
           bytes += chunk.length;
           if (bytes > this.max) return done(errors.fileTooLarge(this.max));
           if (bytes > limit) {
+            const { chunks } = inspection;
             this.source.unshift(chunks.length === 1 ? chunk : Buffer.concat(chunks));
-            return done(null);
+            return done(false);
           }
         }
       };
       const onEnd = () => {
         this.size = bytes;
-        done(chunks);
+        done(true);
       };
       const onError = () => done(errors.malformedMultipart());
       this.source.on('readable', onReadable).once('end', onEnd).once('error', onError);
+    }).catch((err: unknown) => {
+      inspection.destroy();
+      throw err;
     });
-    if (!chunks) return null;
-    this.#inspected = await inspectInMemory(chunks);
-    return (this.inMemory = chunks);
+    if (!whole) {
+      inspection.destroy();
+      return null;
+    }
+    this.#inspected = await inspection.result();
+    return (this.inMemory = inspection.chunks);
   }
 
   /** The file's SHA-256 and recognised type, once it has been read to its end. */

@@ -89,16 +89,51 @@ export class DocumentInspector extends Transform {
 }
 
 /**
- * The same inspection of a document already whole in memory (a small one: http/receive-upload.ts),
- * without the streams: hashed on the spot when small, on the hashing thread otherwise.
+ * The same inspection of a document read whole into memory (a small one: http/receive-upload.ts),
+ * without the streams: fed each chunk as it arrives, so the hashing (on the spot when small, on the
+ * hashing thread otherwise) goes on while the rest is read.
  */
-export async function inspectInMemory(chunks: readonly Buffer[]): Promise<Inspection> {
-  const hash = new StreamingSha256();
-  for (const chunk of chunks) await hash.update(chunk);
-  const first = chunks[0] ?? Buffer.alloc(0);
-  const head = first.length >= SNIFF_BYTES || chunks.length < 2 ? first : Buffer.concat(chunks).subarray(0, SNIFF_BYTES);
-  const [sha256, detectedType] = await Promise.all([hash.digest(), detectType(head)]);
-  return { sha256, detectedType };
+export class InMemoryInspection {
+  readonly #hash = new StreamingSha256();
+  #hashing: Promise<void> = Promise.resolve();
+  readonly #chunks: Buffer[] = [];
+
+  add(chunk: Buffer): void {
+    this.#chunks.push(chunk);
+    // One after the other, in order: an update may wait for a batch buffer to come back.
+    this.#hashing = this.#hashing.then(() => this.#hash.update(chunk));
+  }
+
+  /** The chunks given, in order. */
+  get chunks(): Buffer[] {
+    return this.#chunks;
+  }
+
+  async result(): Promise<Inspection> {
+    await this.#hashing;
+    const [sha256, detectedType] = await Promise.all([this.#hash.digest(), detectType(headOf(this.#chunks))]);
+    return { sha256, detectedType };
+  }
+
+  /** Given up (the document is streamed after all, or the upload failed). */
+  destroy(): void {
+    this.#hashing.catch(() => {});
+    this.#hash.destroy();
+  }
+}
+
+/** The first SNIFF_BYTES, copied only from the chunks that hold them. */
+function headOf(chunks: readonly Buffer[]): Buffer {
+  if (!chunks.length) return Buffer.alloc(0);
+  if (chunks[0]!.length >= SNIFF_BYTES || chunks.length === 1) return chunks[0]!;
+  const head: Buffer[] = [];
+  let bytes = 0;
+  for (const chunk of chunks) {
+    if (bytes >= SNIFF_BYTES) break;
+    head.push(chunk);
+    bytes += chunk.length;
+  }
+  return Buffer.concat(head).subarray(0, SNIFF_BYTES);
 }
 
 /** Binary formats by file-type; markup (HTML, SVG, XML) by its first bytes, which file-type leaves to others. */

@@ -1,7 +1,6 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { hashToken } from '../../actions/auth.js';
 import { errors } from '../../errors.js';
-import { trackSseStream } from '../../metrics.js';
 import { type StreamSink, StreamHub } from '../../realtime/streams.js';
 import { CHANNELS, type Channel } from '../../realtime/types.js';
 import { actorOf } from '../session.js';
@@ -77,7 +76,7 @@ export async function realtimeRoutes(app: App, { deps, hooks }: RouteContext) {
         lastEventId: lastEventId?.trim() || undefined,
         sink,
       });
-      const counted = trackSseStream(deps.metrics);
+      const counted = deps.metrics?.streamOpened() ?? (() => {});
       res.on('close', () => {
         counted();
         void opened.then((stream) => stream.close());

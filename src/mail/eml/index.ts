@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { newId } from '../../ids.js';
 import type { MailTransport, OutgoingMail, SentMail } from '../types.js';
 
@@ -11,15 +11,24 @@ import type { MailTransport, OutgoingMail, SentMail } from '../types.js';
 export class EmlTransport implements MailTransport {
   readonly name = 'eml';
   readonly dir: string;
-  readonly #composer;
+  #composer: Promise<Transporter> | undefined;
 
-  constructor(dataDir: string, from: string) {
+  constructor(
+    dataDir: string,
+    private readonly from: string,
+  ) {
     this.dir = path.join(dataDir, 'mail');
-    this.#composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }, { from });
+  }
+
+  /** nodemailer is loaded with the first email: a process that sends none keeps it out of memory. */
+  #compose(): Promise<Transporter> {
+    return (this.#composer ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }, { from: this.from }),
+    ));
   }
 
   async send(mail: OutgoingMail): Promise<SentMail> {
-    const info = await this.#composer.sendMail({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+    const info = await (await this.#compose()).sendMail({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
     await fs.mkdir(this.dir, { recursive: true });
     const file = path.join(this.dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${newId()}.eml`);
     await fs.writeFile(file, info.message as Buffer, { flag: 'wx' });
