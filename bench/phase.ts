@@ -158,8 +158,9 @@ export async function startReference(dir: string): Promise<{ port: number; pid: 
 }
 
 /** CPU time (user + system, ms) a process has used so far: what a load cost the server, whatever else the machine was doing. */
-export function cpuMsOf(pid: number): number {
+export function cpuMsOf(pid: number, thread?: 'main'): number {
   // Fields 14 and 15 of /proc/<pid>/stat, after the command name in parentheses; clock ticks of 10 ms.
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // The main thread's own (its task's id is the process's): the event loop, without the thread pool, GC helpers or workers.
+  const fields = fs.readFileSync(thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
