@@ -158,6 +158,66 @@ describe('replay after a reconnection', () => {
   });
 });
 
+describe('an instance with no stream open', () => {
+  // It does not read the log for changes nobody is there to hear; the next stream starts from the log's end all the same.
+  let svc: TestService;
+  let admin: Person;
+
+  before(async () => {
+    svc = await startTestService();
+    admin = await svc.signIn('ADMIN');
+  });
+  after(() => svc.close());
+
+  /** The log's end as a fresh admin stream reports it. */
+  const position = async () => {
+    const quiet = await openEventStream(admin.client);
+    try {
+      return Number(await quiet.idWithin(300));
+    } finally {
+      quiet.close();
+    }
+  };
+
+  test('a stream opened after changes nobody heard starts at the end of the log, and the next change follows its position', async () => {
+    const [p, q] = [await svc.createProject(admin.user.id), await svc.createProject(admin.user.id)];
+    for (let i = 0; i < 3; i++) await touch(admin.client, q.id, `unheard ${i}`);
+    const stream = await openEventStream(admin.client);
+    try {
+      const at = Number(await stream.idWithin(300));
+      assert.equal(at, await position());
+      await touch(admin.client, p.id, 'heard');
+      const events = await stream.next(2);
+      assert.deepEqual(withoutIds(events), changeEvents(p.id), 'none of the unheard changes');
+      assert.deepEqual(events.map((e) => Number(e.id)), [at + 1, at + 2]);
+    } finally {
+      stream.close();
+    }
+  });
+
+  test('changes racing the first stream’s opening arrive exactly once each, in order, and none from before it', async () => {
+    const [p, q] = [await svc.createProject(admin.user.id), await svc.createProject(admin.user.id)];
+    for (let i = 0; i < 3; i++) await touch(admin.client, q.id, `unheard ${i}`);
+    const racing = (async () => {
+      for (let i = 0; i < 15; i++) await touch(admin.client, p.id, `racing ${i}`);
+    })();
+    const stream = await openEventStream(admin.client);
+    try {
+      await racing;
+      await touch(admin.client, p.id, 'last');
+      const end = await position();
+      const [first] = await stream.next(1);
+      const events = [first!, ...(await stream.next(end - Number(first!.id)))];
+      assert.deepEqual(events.map((e) => Number(e.id)), Array.from({ length: events.length }, (_, i) => Number(first!.id) + i), 'consecutive, none twice');
+      assert.equal(events.length % 2, 0);
+      assert.deepEqual(withoutIds(events), Array.from({ length: events.length / 2 }, () => changeEvents(p.id)).flat(), 'only the racing changes and the last');
+      assert.equal(Number(await stream.idWithin(200)), end, 'nothing after the last change');
+    } finally {
+      stream.close();
+    }
+  });
+});
+
 describe('replay window', () => {
   let svc: TestService;
   let admin: Person;

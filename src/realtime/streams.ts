@@ -89,6 +89,8 @@ export class StreamHub {
   readonly #byToken = new Map<string, Set<OpenStream>>();
   /** Every change up to here has been handed to every stream. */
   #seq = 0;
+  /** Changes were announced while no stream was open, and not read: #seq is behind the log. */
+  #behind = false;
   #reading: Promise<void> | null = null;
   #readAgain = false;
   #timers: NodeJS.Timeout[] = [];
@@ -129,8 +131,12 @@ export class StreamHub {
       request.sink.close();
       return handle;
     }
+    // Changes announced while no stream was open were not read (nobody to hand them to): catch up first.
+    if (this.#behind) await this.#catchUp().catch((err: unknown) => this.options.log.warn({ err }, 'realtime could not read the log position'));
     // Subscribed first (#add; live changes wait in pending), then read, then drop what was already written: no gap, no duplicate.
     this.#add(stream);
+    // A change announced during the catch-up found no stream and was not read: read it now, for this one.
+    if (this.#behind) this.#read();
     this.#armExpiry(stream, request.expiresAt);
     // Everything up to here was read on its notification; a lost one is caught by the poll.
     const seqAtOpen = this.#seq;
@@ -204,8 +210,24 @@ export class StreamHub {
     else if (message.channel === CHANNELS.PROJECTS) this.#read();
   }
 
-  /** Reads the log after the hub's position and hands each change to every stream; one reader at a time, again if asked meanwhile. */
+  /** The hub's position moves to the end of the log, without reading what it passes (no stream was open to be told). */
+  async #catchUp(): Promise<void> {
+    this.#behind = false;
+    const latest = await this.store.activity.latestSeq();
+    if (!this.#reading) this.#seq = Math.max(this.#seq, latest);
+  }
+
+  /**
+   * Reads the log after the hub's position and hands each change to every stream; one reader at a
+   * time, again if asked meanwhile. With no stream open there is nobody to hand a change to: the
+   * read waits for the next stream (one query per change less on an instance nobody watches).
+   */
   #read(): void {
+    if (!this.#streams.size) {
+      this.#behind = true;
+      return;
+    }
+    this.#behind = false;
     if (this.#reading) {
       this.#readAgain = true;
       return;
