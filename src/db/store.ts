@@ -121,18 +121,12 @@ function repositories({ db, dialect }: Database) {
   });
 }
 
+/** Getters that make each value once (never redefined: an object whose properties change kind becomes a slow dictionary). */
 function lazily<T extends Record<string, () => object>>(makers: T): { [K in keyof T]: ReturnType<T[K]> } {
   const target = {} as { [K in keyof T]: ReturnType<T[K]> };
+  const made: Record<string, object> = {};
   for (const [name, make] of Object.entries(makers)) {
-    Object.defineProperty(target, name, {
-      enumerable: true,
-      configurable: true,
-      get: () => {
-        const value = make();
-        Object.defineProperty(target, name, { value, enumerable: true });
-        return value;
-      },
-    });
+    Object.defineProperty(target, name, { enumerable: true, get: () => (made[name] ??= make()) });
   }
   return target;
 }
