@@ -283,17 +283,13 @@ async function smallUploads(ctx: BenchContext): Promise<void> {
     }
   };
   const ours: Awaited<ReturnType<typeof run>>[] = [];
-  const refs: number[] = [];
-  const refCpu: number[] = [];
-  const refMain: number[] = [];
+  const refRuns: typeof ours = [];
   for (let round = 0; round < ctx.rounds; round++) {
     ctx.step(`small uploads, round ${round + 1}: ${SMALL_UPLOAD.clients} clients × ${fmtBytes(SMALL_UPLOAD.size)} for ${ctx.loadMs / 1000} s, reference then ours`);
-    const ref = await run('reference');
-    refs.push(ref.rate);
-    refCpu.push(ref.cpuPerUpload);
-    refMain.push(ref.mainPerUpload);
+    refRuns.push(await run('reference'));
     ours.push(await run('ours'));
   }
+  const refs = refRuns.map((r) => r.rate);
   const value = median(ours.map((o) => o.rate));
   const ref = median(refs);
   const goal = ctx.config.database.dialect === 'sqlite' ? 0.35 : 0.25;
@@ -313,28 +309,13 @@ async function smallUploads(ctx: BenchContext): Promise<void> {
     value: `${fmtMs(percentile(mid.load.latencies, 50))} / ${fmtMs(percentile(mid.load.latencies, 99))}`,
     detail: `max ${fmtMs(mid.load.latencies.at(-1) ?? NaN)}`,
   });
-  // Steadier than the rate on a shared machine: what one upload costs the server's own process.
-  const cpu = median(ours.map((o) => o.cpuPerUpload));
-  const cpuRef = median(refCpu);
-  ctx.report({
-    section: 'small uploads',
-    metric: 'server CPU per upload',
-    value: fmtMs(cpu),
-    reference: fmtMs(cpuRef),
-    ratio: cpuRef / cpu,
-    detail: 'user + system time of the server process over the load, per upload (10 ms ticks)',
-  });
-  // The event loop is what limits the rate: one core, whatever the thread pool and GC helpers do beside it.
-  const main = median(ours.map((o) => o.mainPerUpload));
-  const mainRef = median(refMain);
-  ctx.report({
-    section: 'small uploads',
-    metric: 'server main-thread CPU per upload',
-    value: fmtMs(main),
-    reference: fmtMs(mainRef),
-    ratio: mainRef / main,
-    detail: 'the event loop\'s own user + system time (its thread in /proc), per upload',
-  });
+  // CPU per upload is steadier than the rate on a shared machine; the event loop's own share is what limits the rate.
+  const cpuRow = (metric: string, of: (r: (typeof ours)[number]) => number, detail: string) => {
+    const [mine, raw] = [median(ours.map(of)), median(refRuns.map(of))];
+    ctx.report({ section: 'small uploads', metric, value: fmtMs(mine), reference: fmtMs(raw), ratio: raw / mine, detail });
+  };
+  cpuRow('server CPU per upload', (r) => r.cpuPerUpload, 'user + system time of the server process over the load, per upload (10 ms ticks)');
+  cpuRow('server main-thread CPU per upload', (r) => r.mainPerUpload, "the event loop's own user + system time (its thread in /proc), per upload");
   const probe = median(ours.map((o) => percentile(o.probe.latencies, 99)));
   ctx.report({ section: 'health', metric: '/healthz during small uploads', value: `p99 ${fmtMs(probe)}`, detail: fmtProbe(mid.probe) });
 }

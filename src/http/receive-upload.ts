@@ -84,12 +84,12 @@ export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Acto
 
       if (present(fields.projectId) && present(fields.fileType)) {
         const { project, type } = await authorize(deps, actor, true, fields);
-        const bytes = await received.whole(IN_MEMORY_BYTES);
+        const bytes = await received.whole();
         const document = bytes
           ? await admitAndPlace(deps, project.id, type, { ...file, bytes, detectedType: received.inspection().detectedType })
           : await received.into(async (body) => admitAndPlace(deps, project.id, type, { ...file!, body, detectedType: await body.detected }));
         placed = { project, type, document };
-      } else if (!(await received.whole(IN_MEMORY_BYTES))) {
+      } else if (!(await received.whole())) {
         spoolPath = path.join(deps.config.dataDir, 'tmp', `upload-${randomUUID()}`);
         const target = spoolPath;
         await received.into(async (body) => {
@@ -104,10 +104,8 @@ export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Acto
     if (!placed) {
       const { project, type } = await authorize(deps, actor, file !== undefined, fields);
       const { received } = file!;
-      const { detectedType } = received.inspection();
-      const document = received.inMemory
-        ? await admitAndPlace(deps, project.id, type, { ...file!, bytes: received.inMemory, detectedType })
-        : await admitAndPlace(deps, project.id, type, { ...file!, body: fs.createReadStream(spoolPath!), detectedType });
+      const source = received.inMemory ? { bytes: received.inMemory } : { body: fs.createReadStream(spoolPath!) };
+      const document = await admitAndPlace(deps, project.id, type, { ...file!, ...source, detectedType: received.inspection().detectedType });
       placed = { project, type, document };
     }
   } catch (err) {
@@ -218,11 +216,11 @@ class ReceivedFile {
   }
 
   /**
-   * Reads the file to its end when it is no larger than `limit` and inspects it (null, with what was
-   * read put back, when it goes on past the limit): a small file then needs no stream into storage.
-   * A file past the size limit is a 413, a broken body a 400, as into() answers them.
+   * Reads the file to its end when it is no larger than IN_MEMORY_BYTES and inspects it (null, with
+   * what was read put back, when it goes on past that): a small file then needs no stream into
+   * storage. A file past the size limit is a 413, a broken body a 400, as into() answers them.
    */
-  async whole(limit: number): Promise<Buffer[] | null> {
+  async whole(): Promise<Buffer[] | null> {
     if (this.source.destroyed) throw errors.malformedMultipart();
     const inspection = new InMemoryInspection();
     const whole = await new Promise<boolean>((resolve, reject) => {
@@ -237,9 +235,9 @@ class ReceivedFile {
           inspection.add(chunk);
           bytes += chunk.length;
           if (bytes > this.max) return done(errors.fileTooLarge(this.max));
-          if (bytes > limit) {
-            const { chunks } = inspection;
-            this.source.unshift(chunks.length === 1 ? chunk : Buffer.concat(chunks));
+          if (bytes > IN_MEMORY_BYTES) {
+            // Put back as read, last first: no copy.
+            for (const read of [...inspection.chunks].reverse()) this.source.unshift(read);
             return done(false);
           }
         }

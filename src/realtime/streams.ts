@@ -214,6 +214,7 @@ export class StreamHub {
   async #catchUp(): Promise<void> {
     this.#behind = false;
     const latest = await this.store.activity.latestSeq();
+    // A read under way (another stream opened meanwhile) hands out what it reads and moves #seq itself.
     if (!this.#reading) this.#seq = Math.max(this.#seq, latest);
   }
 
