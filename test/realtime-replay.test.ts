@@ -195,6 +195,27 @@ describe('an instance with no stream open', () => {
     }
   });
 
+  test('streams opening at once after changes nobody heard all start at the end of the log', async () => {
+    const [p, q] = [await svc.createProject(admin.user.id), await svc.createProject(admin.user.id)];
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 3; i++) await touch(admin.client, q.id, `unheard ${round} ${i}`);
+      const tabs = await Promise.all(Array.from({ length: 6 }, () => openEventStream(admin.client)));
+      try {
+        const positions = await Promise.all(tabs.map(async (tab) => Number(await tab.idWithin(300))));
+        const end = await position();
+        assert.deepEqual(positions, tabs.map(() => end), 'every tab at the log’s end');
+        await touch(admin.client, p.id, `heard ${round}`);
+        for (const tab of tabs) {
+          const events = await tab.next(2);
+          assert.deepEqual(withoutIds(events), changeEvents(p.id), 'none of the unheard changes');
+          assert.deepEqual(events.map((e) => Number(e.id)), [end + 1, end + 2]);
+        }
+      } finally {
+        for (const tab of tabs) tab.close();
+      }
+    }
+  });
+
   test('changes racing the first stream’s opening arrive exactly once each, in order, and none from before it', async () => {
     const [p, q] = [await svc.createProject(admin.user.id), await svc.createProject(admin.user.id)];
     for (let i = 0; i < 3; i++) await touch(admin.client, q.id, `unheard ${i}`);

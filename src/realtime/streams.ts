@@ -91,6 +91,8 @@ export class StreamHub {
   #seq = 0;
   /** Changes were announced while no stream was open, and not read: #seq is behind the log. */
   #behind = false;
+  /** The catch-up under way: every stream opening meanwhile waits for it, not only the first. */
+  #catchingUp: Promise<void> | null = null;
   #reading: Promise<void> | null = null;
   #readAgain = false;
   #timers: NodeJS.Timeout[] = [];
@@ -132,7 +134,7 @@ export class StreamHub {
       return handle;
     }
     // Changes announced while no stream was open were not read (nobody to hand them to): catch up first.
-    if (this.#behind) await this.#catchUp().catch((err: unknown) => this.options.log.warn({ err }, 'realtime could not read the log position'));
+    if (this.#behind || this.#catchingUp) await this.#catchUp().catch((err: unknown) => this.options.log.warn({ err }, 'realtime could not read the log position'));
     // Subscribed first (#add; live changes wait in pending), then read, then drop what was already written: no gap, no duplicate.
     this.#add(stream);
     // A change announced during the catch-up found no stream and was not read: read it now, for this one.
@@ -211,11 +213,20 @@ export class StreamHub {
   }
 
   /** The hub's position moves to the end of the log, without reading what it passes (no stream was open to be told). */
-  async #catchUp(): Promise<void> {
-    this.#behind = false;
-    const latest = await this.store.activity.latestSeq();
-    // A read under way (another stream opened meanwhile) hands out what it reads and moves #seq itself.
-    if (!this.#reading) this.#seq = Math.max(this.#seq, latest);
+  #catchUp(): Promise<void> {
+    return (this.#catchingUp ??= (async () => {
+      this.#behind = false;
+      try {
+        const latest = await this.store.activity.latestSeq();
+        // A read under way (a stream opened meanwhile) hands out what it reads and moves #seq itself.
+        if (!this.#reading) this.#seq = Math.max(this.#seq, latest);
+      } catch (err) {
+        this.#behind = true; // the next stream tries again
+        throw err;
+      } finally {
+        this.#catchingUp = null;
+      }
+    })());
   }
 
   /**
