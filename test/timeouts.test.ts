@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import net from 'node:net';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { loggerOptions } from '../src/app.js';
 import { Client, type TestService, parseBody, startTestService } from './helpers/service.js';
 import { assertNothingStoredSince, multipart, partHead, storedState, streamRequest } from './helpers/upload.js';
 
@@ -15,9 +17,17 @@ const LIMITS = { HEADERS_TIMEOUT_MS: '600', BODY_TIMEOUT_MS: '600', UPLOAD_IDLE_
 let svc: TestService;
 let admin: Client;
 let adminId: string;
+/** What the service logged at level error (50) or above: a client's stall is the client's, not an error of ours. */
+const errorLines: string[] = [];
 
 before(async () => {
-  svc = await startTestService({ env: LIMITS });
+  const log = new Writable({
+    write(chunk, _enc, done) {
+      errorLines.push(...String(chunk).split('\n').filter((l) => l && JSON.parse(l).level >= 50));
+      done();
+    },
+  });
+  svc = await startTestService({ env: LIMITS, logger: { ...(loggerOptions('info') as object), stream: log } });
   const signed = await svc.signIn('ADMIN');
   admin = signed.client;
   adminId = signed.user.id;
@@ -93,6 +103,7 @@ describe('uploads', () => {
     test(`an upload that goes silent mid-file is aborted (408) and stores nothing (${fileFirst ? 'file first, spooled' : 'fields first, streamed'})`, async () => {
       const project = await svc.createProject(adminId, { status: 'APPROVED', piStatus: 'VERIFIED' });
       const before = await storedState(svc, [project.id]);
+      const errorsBefore = errorLines.length;
       const boundary = 'stall-boundary';
       const fields = [
         { name: 'projectId', value: project.id },
@@ -121,6 +132,7 @@ describe('uploads', () => {
           await new Promise((r) => setTimeout(r, 50));
         }
       }
+      assert.deepEqual(errorLines.slice(errorsBefore), [], 'the stall is logged as the client’s, not as an error');
     });
   }
 

@@ -56,7 +56,12 @@ export async function uploadRoutes(app: App, { deps, hooks }: RouteContext) {
         throw err;
       }
       const receive = () => receiveUpload(req, deps, actor);
-      const file = key === undefined ? await receive() : await uploadOnce(deps, actor, key, receive, () => readUploadRequest(req, deps.config.maxUploadBytes));
+      const file = await (key === undefined ? receive() : uploadOnce(deps, actor, key, receive, () => readUploadRequest(req, deps.config.maxUploadBytes))).catch((err: unknown) => {
+        // Already answered (a body timed out: 408, http/timeouts.ts): the failure of the body it cut is that answer, not an error of ours.
+        if (reply.sent) return null;
+        throw err;
+      });
+      if (!file) return reply;
       deps.metrics?.uploadBytes.inc({ type: file.type }, file.size);
       deps.metrics?.uploadDuration.observe({ type: file.type }, reply.elapsedTime / 1000);
       return reply.code(201).send(presentUpload(file));
