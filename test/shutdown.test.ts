@@ -10,8 +10,11 @@ before(async () => {
 after(() => svc.stop());
 
 test('SIGTERM lets an upload in flight finish, refuses new connections, then exits cleanly', async () => {
-  const project = (await svc.admin.post('/api/projects', { name: 'Shutdown' })).body;
-  assert.equal((await svc.admin.post(`/api/projects/${project.id}/approve`)).status, 200);
+  const created = await svc.admin.post('/api/projects', { name: 'Shutdown' });
+  assert.equal(created.status, 201, created.text);
+  const project = created.body;
+  const approved = await svc.admin.post(`/api/projects/${project.id}/approve`);
+  assert.equal(approved.status, 200, approved.text);
 
   const boundary = 'shutdown-boundary';
   const head = Buffer.from(

@@ -70,7 +70,8 @@ export async function startChildService(env: Record<string, string> = {}): Promi
   const { env: serviceEnv, cleanup, config } = await testConfig({ env: { ...admin, ...env } });
   const service = await spawnService(serviceEnv);
   const client = new Client(service.url);
-  await client.post('/api/auth/login', { email: admin.ADMIN_EMAIL, password: admin.ADMIN_PASSWORD });
+  const login = await client.post('/api/auth/login', { email: admin.ADMIN_EMAIL, password: admin.ADMIN_PASSWORD });
+  if (login.status !== 200) throw new Error(`the child service's admin could not sign in: ${login.status} ${login.text}`);
   return {
     ...service,
     admin: client,
