@@ -72,6 +72,19 @@ const offsetOf = async (who: Client, location: string) => {
   return Number(head.headers.get('upload-offset'));
 };
 
+/**
+ * Resumes as a tus client does after a dropped link: from the offset HEAD reports, and from the new
+ * one if the cut request was still being stored and moved it on meanwhile (409 Upload-Offset conflict).
+ */
+async function resume(who: Client, location: string, data: Buffer, end = data.length) {
+  for (let attempt = 1; ; attempt++) {
+    const from = await offsetOf(who, location);
+    const res = await patch(who, location, from, data.subarray(from, end));
+    if (res.status !== 409 || attempt === 10) return { from, res };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** A PATCH whose connection is cut after `sent` bytes of its body, as a dropped link does. */
 function cutPatch(svc: TestService, who: Client, location: string, offset: number, length: number, sent: Buffer): Promise<void> {
   const { hostname, port } = new URL(svc.url);
@@ -132,11 +145,9 @@ describe('STORAGE_DRIVER=s3: the tus S3 store', () => {
 
     assert.equal((await patch(onA, location, 0, data.subarray(0, 8 * MiB))).status, 204);
     await cutPatch(a, onA, location, 8 * MiB, 6 * MiB, data.subarray(8 * MiB, 11 * MiB));
-    const resumeAt = await offsetOf(onA, location);
-    assert.ok(resumeAt >= 8 * MiB && resumeAt <= 11 * MiB, `resumes from ${resumeAt}`);
     for (const end of [14 * MiB, 17 * MiB, 20 * MiB]) {
-      const from = await offsetOf(onA, location);
-      const res = await patch(onA, location, from, data.subarray(from, end));
+      const { from, res } = await resume(onA, location, data, end);
+      if (end === 14 * MiB) assert.ok(from >= 8 * MiB && from <= 11 * MiB, `resumes from ${from}`);
       assert.equal(res.status, 204, res.text);
       assert.equal(res.headers.get('upload-offset'), String(end));
     }
@@ -203,9 +214,8 @@ describe('two instances on one database and bucket', () => {
     assert.equal((await patch(onA, location, 0, data.subarray(0, 8 * MiB))).status, 204);
     await cutPatch(a, onA, location, 8 * MiB, 4 * MiB, data.subarray(8 * MiB, 10 * MiB));
     // What arrived before the cut is kept where the store could keep it (a short tail waits as `<id>.part`).
-    const from = await offsetOf(onB, location);
+    const { from, res } = await resume(onB, location, data);
     assert.ok(from >= 8 * MiB && from <= 10 * MiB, `resumes from ${from}`);
-    const res = await patch(onB, location, from, data.subarray(from));
     assert.equal(res.status, 204, res.text);
     await assertOneDocument(p.id, location, data, onB);
   });
