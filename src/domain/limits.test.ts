@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MAX_LENGTH, type LimitedField, passwordRefusal, textRefusal } from './limits.js';
+import { MAX_LENGTH, type LimitedField, emailRefusal, passwordRefusal, textRefusal } from './limits.js';
 
 const message = (e: { message: string } | null) => e?.message ?? null;
 
@@ -40,4 +40,26 @@ test('passwordRefusal: at least 8 characters, at most the 72 bytes bcrypt reads'
     ['é'.repeat(37), 'Password must be at most 72 bytes'],
   ];
   for (const [pw, want] of cases) assert.equal(message(passwordRefusal(pw)), want, `${pw.length} characters`);
+});
+
+test('emailRefusal: a whole address, with a domain ending', () => {
+  const refused = 'Email must be a full address, like name@example.com';
+  const cases: [string, string | null][] = [
+    ['priya@example.com', null],
+    [' Priya.Sharma+print@mail.example.co.in ', null],
+    ['ravi@xn--p1ai.xn--p1ai', null],
+    ['रवि@उदाहरण.भारत', null],
+    ['priya@example', refused],
+    ['priya@example.', refused],
+    ['priya@.com', refused],
+    ['priya@example.c', refused],
+    ['priya@10.0.0.1', refused],
+    ['priya', refused],
+    ['@example.com', refused],
+    ['priya@@example.com', refused],
+    ['priya sharma@example.com', refused],
+    ['priya@exa mple.com', refused],
+    ['', refused],
+  ];
+  for (const [email, want] of cases) assert.equal(message(emailRefusal(email)), want, JSON.stringify(email));
 });

@@ -20,7 +20,6 @@ export type LimitedField = keyof typeof MAX_LENGTH;
 /** At least 8 characters; at most 72 bytes, all bcrypt reads (a longer one would be cut silently). */
 export const PASSWORD = { minLength: 8, maxBytes: 72 } as const;
 
-
 /** A text field over its bound, or required and blank: the refusal ("Name is required", "Name must be at most 200 characters"), else null. */
 export function textRefusal(field: LimitedField, value: string | null | undefined, required = false): AppError | null {
   const trimmed = value?.trim() ?? '';
@@ -33,5 +32,16 @@ export function textRefusal(field: LimitedField, value: string | null | undefine
 export function passwordRefusal(password: string): AppError | null {
   if ([...password].length < PASSWORD.minLength) return new AppError(400, `Password must be at least ${PASSWORD.minLength} characters`);
   if (new TextEncoder().encode(password).length > PASSWORD.maxBytes) return new AppError(400, `Password must be at most ${PASSWORD.maxBytes} bytes`);
+  return null;
+}
+
+/**
+ * A whole address: something, @, and a domain of dot-separated labels ending in a label of at least
+ * two characters, not all digits (priya@example.com, not priya@example or priya@example.). Deliverability is not ours
+ * to judge; this catches the typing slip. The web app's team forms use it; the API's POST
+ * /api/team keeps the specification's checks, which ask only for a non-empty email.
+ */
+export function emailRefusal(email: string): AppError | null {
+  if (!/^[^\s@]+@(?:[^\s@.]+\.)+(?!\d+$)[^\s@.]{2,}$/u.test(email.trim())) return new AppError(400, 'Email must be a full address, like name@example.com');
   return null;
 }

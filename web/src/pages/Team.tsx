@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, Fragment, useEffect, useState } from 'react';
+import { type FormEvent, Fragment, useEffect, useRef, useState } from 'react';
 import { ROLES, type Role, type TeamMember, api } from '../api';
 import { ErrorMessage, Field, PageTitle, QueryError, placeError } from '../components';
-import { MAX_LENGTH, PASSWORD } from '../../../src/domain/limits';
+import { MAX_LENGTH, PASSWORD, emailRefusal, passwordRefusal } from '../../../src/domain/limits';
 import { ROLE_CHOICES, ROLE_LABELS, formatDate } from '../format';
 import { useUser } from '../session';
 
@@ -71,101 +71,105 @@ function TeamAdmin() {
         {!team.data && <QueryError query={team} what="The team" />}
         {team.isPending && <p className="muted pad">Loading the team…</p>}
         {team.data && (
-          <table className="table responsive">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Role</th>
-                <th scope="col">Branch · location</th>
-                <th scope="col">Phone</th>
-                <th scope="col">Status</th>
-                <th scope="col">Added</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {team.data.map((m) => (
-                <Fragment key={m.id}>
-                  <tr className={m.active ? undefined : 'inactive'} data-testid={`member-${m.email}`}>
-                    <td data-label="Name">
-                      <div className="cell">
-                        <strong>{m.name}</strong>
-                        {m.id === me.id && <span className="muted"> (you)</span>}
-                        <div className="muted small-text">{m.email}</div>
-                      </div>
-                    </td>
-                    <td data-label="Role">{ROLE_LABELS[m.role]}</td>
-                    <td data-label="Branch · location">{[m.branch, m.location].filter(Boolean).join(' · ') || '—'}</td>
-                    <td data-label="Phone">{m.phone ?? '—'}</td>
-                    <td data-label="Status">
-                      <span className={m.active ? 'badge' : 'badge badge-cancelled'}>{m.active ? 'Active' : 'Inactive'}</span>
-                    </td>
-                    <td data-label="Added">
-                      <time dateTime={m.createdAt}>{formatDate(m.createdAt)}</time>
-                    </td>
-                    <td className="row-actions">
-                      <button type="button" id={`edit-${m.id}`} className="secondary small" aria-expanded={panel?.id === m.id && panel.mode === 'edit'} onClick={() => toggle(m.id, 'edit')}>
-                        Edit<span className="visually-hidden"> {m.name}</span>
-                      </button>
-                      <button
-                        type="button"
-                        id={`password-${m.id}`}
-                        className="secondary small"
-                        aria-expanded={panel?.id === m.id && panel.mode === 'password'}
-                        onClick={() => toggle(m.id, 'password')}
-                      >
-                        Reset password<span className="visually-hidden"> of {m.name}</span>
-                      </button>
-                      {m.id !== me.id && (
-                        <button
-                          type="button"
-                          className={m.active ? 'danger small' : 'secondary small'}
-                          onClick={() => (m.active ? setConfirmDeactivate(m.id) : setActive.mutate(m))}
-                          aria-disabled={setActive.isPending}
-                          aria-expanded={m.active ? confirmDeactivate === m.id : undefined}
-                        >
-                          {m.active ? 'Deactivate' : 'Reactivate'}
-                          <span className="visually-hidden"> {m.name}</span>
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                  {(panel?.id === m.id || rowMessage?.id === m.id || confirmDeactivate === m.id) && (
-                    <tr className="panel-row">
-                      <td colSpan={7}>
-                        {confirmDeactivate === m.id && m.active && (
-                          <div className="confirm" role="group" aria-label={`Confirm deactivation of ${m.name}`}>
-                            <p>Deactivate {m.name}? They are signed out at once and can no longer sign in; their projects stay.</p>
-                            <div className="button-row">
-                              <button type="button" className="danger" onClick={() => !setActive.isPending && setActive.mutate(m)} autoFocus aria-disabled={setActive.isPending}>
-                                Yes, deactivate {m.name}
-                              </button>
-                              <button type="button" className="secondary" onClick={() => setConfirmDeactivate(null)}>
-                                Keep active
-                              </button>
-                            </div>
-                          </div>
-                        )}
-                        {rowMessage?.id === m.id && (
-                          <p className={rowMessage.error ? 'error' : 'success'} role={rowMessage.error ? 'alert' : 'status'}>
-                            {rowMessage.text}
-                          </p>
-                        )}
-                        {panel?.id === m.id && panel.mode === 'edit' && (
-                          <EditMemberForm member={m} onDone={(text) => close(m.id, 'edit', text)} onCancel={() => close(m.id, 'edit')} />
-                        )}
-                        {panel?.id === m.id && panel.mode === 'password' && (
-                          <PasswordForm member={m} onDone={(text) => close(m.id, 'password', text)} onCancel={() => close(m.id, 'password')} />
-                        )}
+          <div className="table-scroll">
+            <table className="table responsive team-table">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Branch · location</th>
+                  <th scope="col">Phone</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Added</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {team.data.map((m) => (
+                  <Fragment key={m.id}>
+                    <tr className={m.active ? undefined : 'inactive'} data-testid={`member-${m.email}`}>
+                      <td data-label="Name" className="row-title">
+                        <div className="cell">
+                          <strong>{m.name}</strong>
+                          {m.id === me.id && <span className="muted"> (you)</span>}
+                          <div className="muted small-text">{m.email}</div>
+                        </div>
+                      </td>
+                      <td data-label="Role">{ROLE_LABELS[m.role]}</td>
+                      <td data-label="Branch · location">{[m.branch, m.location].filter(Boolean).join(' · ') || '—'}</td>
+                      <td data-label="Phone" className="nowrap">{m.phone ?? '—'}</td>
+                      <td data-label="Status">
+                        <span className={m.active ? 'badge' : 'badge badge-cancelled'}>{m.active ? 'Active' : 'Inactive'}</span>
+                      </td>
+                      <td data-label="Added">
+                        <time dateTime={m.createdAt}>{formatDate(m.createdAt)}</time>
+                      </td>
+                      <td className="actions-cell">
+                        <div className="row-actions">
+                          <button type="button" id={`edit-${m.id}`} className="secondary small" aria-expanded={panel?.id === m.id && panel.mode === 'edit'} onClick={() => toggle(m.id, 'edit')}>
+                            Edit<span className="visually-hidden"> {m.name}</span>
+                          </button>
+                          <button
+                            type="button"
+                            id={`password-${m.id}`}
+                            className="secondary small"
+                            aria-expanded={panel?.id === m.id && panel.mode === 'password'}
+                            onClick={() => toggle(m.id, 'password')}
+                          >
+                            Reset password<span className="visually-hidden"> of {m.name}</span>
+                          </button>
+                          {m.id !== me.id && (
+                            <button
+                              type="button"
+                              className={m.active ? 'danger small' : 'secondary small'}
+                              onClick={() => (m.active ? setConfirmDeactivate(m.id) : setActive.mutate(m))}
+                              aria-disabled={setActive.isPending}
+                              aria-expanded={m.active ? confirmDeactivate === m.id : undefined}
+                            >
+                              {m.active ? 'Deactivate' : 'Reactivate'}
+                              <span className="visually-hidden"> {m.name}</span>
+                            </button>
+                          )}
+                        </div>
                       </td>
                     </tr>
-                  )}
-                </Fragment>
-              ))}
-            </tbody>
-          </table>
+                    {(panel?.id === m.id || rowMessage?.id === m.id || confirmDeactivate === m.id) && (
+                      <tr className="panel-row">
+                        <td colSpan={7}>
+                          {confirmDeactivate === m.id && m.active && (
+                            <div className="confirm" role="group" aria-label={`Confirm deactivation of ${m.name}`}>
+                              <p>Deactivate {m.name}? They are signed out at once and can no longer sign in; their projects stay.</p>
+                              <div className="button-row">
+                                <button type="button" className="danger" onClick={() => !setActive.isPending && setActive.mutate(m)} autoFocus aria-disabled={setActive.isPending}>
+                                  Yes, deactivate {m.name}
+                                </button>
+                                <button type="button" className="secondary" onClick={() => setConfirmDeactivate(null)}>
+                                  Keep active
+                                </button>
+                              </div>
+                            </div>
+                          )}
+                          {rowMessage?.id === m.id && (
+                            <p className={rowMessage.error ? 'error' : 'success'} role={rowMessage.error ? 'alert' : 'status'}>
+                              {rowMessage.text}
+                            </p>
+                          )}
+                          {panel?.id === m.id && panel.mode === 'edit' && (
+                            <EditMemberForm member={m} onDone={(text) => close(m.id, 'edit', text)} onCancel={() => close(m.id, 'edit')} />
+                          )}
+                          {panel?.id === m.id && panel.mode === 'password' && (
+                            <PasswordForm member={m} onDone={(text) => close(m.id, 'password', text)} onCancel={() => close(m.id, 'password')} />
+                          )}
+                        </td>
+                      </tr>
+                    )}
+                  </Fragment>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </section>
     </>
@@ -205,11 +209,59 @@ function ProfileFields({ values, set, errors, optional = false }: { values: Reco
 
 const EMPTY = { name: '', email: '', password: '', role: 'POC' as Role, phone: '', location: '', branch: '' };
 
+/**
+ * What the form refuses before asking the API, by field. POST /api/team keeps the specification's
+ * checks (any non-empty password and email); the web app holds new members to the rules of our own
+ * endpoints (interface.md: passwords of at least 8 characters) and to a whole email address.
+ */
+function newMemberRefusals(values: typeof EMPTY): Record<string, string> {
+  const refusals: Record<string, string> = {};
+  const blank = (['name', 'email', 'password'] as const).filter((f) => !values[f].trim());
+  // The specification's own message, by each field it names, as the API would answer.
+  for (const f of blank) refusals[f] = 'Name, email and password are required';
+  if (!blank.includes('email')) {
+    const refusal = emailRefusal(values.email);
+    if (refusal) refusals.email = refusal.message;
+  }
+  if (!blank.includes('password')) {
+    const refusal = passwordRefusal(values.password);
+    if (refusal) refusals.password = refusal.message;
+  }
+  return refusals;
+}
+
+/**
+ * Refusals found before sending, beside their fields until corrected: `refuse` shows them (and
+ * moves the focus to the first field to correct), `clear(field)` takes one away as it is edited.
+ */
+function useFormRefusals() {
+  const form = useRef<HTMLFormElement>(null);
+  const [refusals, setRefusals] = useState<Record<string, string>>({});
+  const [attempt, setAttempt] = useState(0);
+  useEffect(() => {
+    if (attempt) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [attempt]);
+  return {
+    form,
+    refusals,
+    refuse: (found: Record<string, string>) => {
+      setRefusals(found);
+      if (Object.keys(found).length) setAttempt((n) => n + 1);
+      return Object.keys(found).length > 0;
+    },
+    clear: (field: string) => setRefusals((r) => (field in r ? Object.fromEntries(Object.entries(r).filter(([f]) => f !== field)) : r)),
+  };
+}
+
 function NewMemberForm() {
   const queryClient = useQueryClient();
   const [values, setValues] = useState(EMPTY);
   const [added, setAdded] = useState<string | null>(null);
-  const set = (field: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [field]: e.target.value }));
+  const checks = useFormRefusals();
+  const set = (field: keyof typeof values) => (e: { target: { value: string } }) => {
+    setValues((v) => ({ ...v, [field]: e.target.value }));
+    checks.clear(field);
+  };
   const create = useMutation({
     mutationFn: () => {
       const optional = (k: 'phone' | 'location' | 'branch') => (values[k].trim() ? { [k]: values[k] } : {});
@@ -223,23 +275,31 @@ function NewMemberForm() {
       void queryClient.invalidateQueries({ queryKey: ['stats'] });
     },
   });
-  const { fields, form } = placeError(create.error, values);
+  const answered = placeError(create.error, values);
+  const fields = { ...answered.fields, ...checks.refusals };
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!create.isPending) create.mutate();
+    if (create.isPending) return;
+    if (checks.refuse(newMemberRefusals(values))) {
+      // The API's earlier answer no longer applies to what is in the form now.
+      create.reset();
+      setAdded(null);
+      return;
+    }
+    create.mutate();
   };
 
   return (
     <section className="card" aria-labelledby="new-member-title">
       <h2 id="new-member-title">Add a member</h2>
-      <form onSubmit={submit} noValidate className="form-grid">
+      <form ref={checks.form} onSubmit={submit} noValidate className="form-grid">
         <Field label="Name" error={fields.name}>
           {(p) => <input {...p} value={values.name} onChange={set('name')} autoComplete="off" maxLength={MAX_LENGTH.name} />}
         </Field>
         <Field label="Email" error={fields.email}>
           {(p) => <input {...p} type="email" value={values.email} onChange={set('email')} autoComplete="off" maxLength={MAX_LENGTH.email} />}
         </Field>
-        <Field label="Password" error={fields.password} hint="They can sign in with it at once.">
+        <Field label="Password" error={fields.password} hint={`At least ${PASSWORD.minLength} characters. They can sign in with it at once.`}>
           {(p) => <input {...p} type="password" value={values.password} onChange={set('password')} autoComplete="new-password" />}
         </Field>
         <ProfileFields values={values} set={set} errors={fields} optional />
@@ -249,7 +309,7 @@ function NewMemberForm() {
           </button>
         </div>
         <div className="span-all">
-          <ErrorMessage error={form} />
+          <ErrorMessage error={answered.form} />
           {added && (
             <p className="success" role="status">
               {added}
@@ -264,7 +324,11 @@ function NewMemberForm() {
 function EditMemberForm({ member, onDone, onCancel }: { member: TeamMember; onDone: (message: string) => void; onCancel: () => void }) {
   const queryClient = useQueryClient();
   const [values, setValues] = useState({ name: member.name, email: member.email, role: member.role as string, phone: member.phone ?? '', branch: member.branch ?? '', location: member.location ?? '' });
-  const set = (field: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [field]: e.target.value }));
+  const checks = useFormRefusals();
+  const set = (field: keyof typeof values) => (e: { target: { value: string } }) => {
+    setValues((v) => ({ ...v, [field]: e.target.value }));
+    checks.clear(field);
+  };
   const save = useMutation({
     mutationFn: () => {
       // Only what changed, so an unchanged role of the last admin is not "demoted".
@@ -281,13 +345,21 @@ function EditMemberForm({ member, onDone, onCancel }: { member: TeamMember; onDo
       onDone(`${m.name} is saved.`);
     },
   });
-  const { fields, form } = placeError(save.error, values);
+  const answered = placeError(save.error, values);
+  const fields = { ...answered.fields, ...checks.refusals };
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!save.isPending) save.mutate();
+    if (save.isPending) return;
+    // A changed email must be a whole address; an unchanged one is left as it is (the API may hold older ones).
+    const emailRefused = values.email.trim() !== member.email && values.email.trim() ? emailRefusal(values.email) : null;
+    if (checks.refuse(emailRefused ? { email: emailRefused.message } : {})) {
+      save.reset();
+      return;
+    }
+    save.mutate();
   };
   return (
-    <form onSubmit={submit} noValidate className="form-grid" aria-label={`Edit ${member.name}`}>
+    <form ref={checks.form} onSubmit={submit} noValidate className="form-grid" aria-label={`Edit ${member.name}`}>
       <Field label="Name" error={fields.name}>
         {(p) => <input {...p} value={values.name} onChange={set('name')} autoComplete="off" autoFocus maxLength={MAX_LENGTH.name} />}
       </Field>
@@ -304,7 +376,7 @@ function EditMemberForm({ member, onDone, onCancel }: { member: TeamMember; onDo
         </button>
       </div>
       <div className="span-all">
-        <ErrorMessage error={form} />
+        <ErrorMessage error={answered.form} />
       </div>
     </form>
   );
