@@ -296,6 +296,97 @@ describe('email: bursts and outages', () => {
   });
 });
 
+describe('email: what an email says is what holds when it is sent (issue 20)', () => {
+  let smtp: TestSmtpServer;
+  let svc: TestService;
+  before(async () => {
+    smtp = await startSmtpServer();
+    // A long window, ended by the test: every change below falls within one batch.
+    svc = await startTestService({ env: mailEnv(smtp, 3600) });
+  });
+  after(async () => {
+    await svc?.close();
+    await smtp?.stop();
+  });
+
+  /** Ends the batching window now: the waiting emails are due and sent. */
+  const sendNow = async () => {
+    await svc.deps.database.db.updateTable('outbox').set({ due_at: new Date().toISOString() }).where('status', '=', 'pending').execute();
+    await settled(svc);
+  };
+
+  test('create, approve, submit and verify the PI within the window: the admin’s one email lists the changes and says it is approved with the PI verified', async () => {
+    const admin = await svc.signIn('ADMIN', { email: 'state-admin@example.com', name: 'Ann Admin' });
+    const poc = await svc.signIn('POC', { email: 'state-poc@example.com', name: 'Pia Poc' });
+    const created = await poc.client.post('/api/projects', { name: 'Wedding cards' });
+    assert.equal(created.status, 201);
+    const id = created.body.id as string;
+    for (const [who, action] of [[admin, 'approve'], [poc, 'submit-pi'], [admin, 'verify-pi']] as const) {
+      assert.equal((await who.client.post(`/api/projects/${id}/${action}`, {})).status, 200, action);
+    }
+    const from = smtp.received.length;
+    await sendNow();
+    assert.deepEqual(summary(smtp, from), ['state-admin@example.com: 2 updates: Wedding cards', 'state-poc@example.com: 2 updates: Wedding cards']);
+
+    const toAdmin = smtp.to('state-admin@example.com').at(-1)!;
+    assert.match(toAdmin.text, /- New project requested by Pia Poc\.\n- PI submitted by Pia Poc\.\n/);
+    assert.match(toAdmin.text, /Where it stands now: Approved, PI verified\./);
+    assert.doesNotMatch(toAdmin.text, /waits for|awaiting/i, 'nothing says it still waits');
+    assert.match(toAdmin.html, /Where it stands now: Approved, PI verified\./);
+    const toPoc = smtp.to('state-poc@example.com').at(-1)!;
+    assert.match(toPoc.text, /- Approved by Ann Admin\.\n- PI verified by Ann Admin\.\n/);
+    assert.match(toPoc.text, /Where it stands now: Approved, PI verified\./);
+  });
+
+  test('rejected, then corrected and asked again within the window: the POC’s email says it awaits approval again', async () => {
+    const admin = await svc.signIn('ADMIN', { email: 'again-admin@example.com', name: 'Ann Again' });
+    const poc = await svc.signIn('POC', { email: 'again-poc@example.com', name: 'Pia Again' });
+    const project = await svc.createProject(poc.user.id, { name: 'Flyers' });
+    assert.equal((await admin.client.post(`/api/projects/${project.id}/reject`, { note: 'Bleed is missing' })).status, 200);
+    assert.equal((await poc.client.post(`/api/projects/${project.id}/resubmit`, {})).status, 200);
+    const from = smtp.received.length;
+    await sendNow();
+    const mine = smtp.received.slice(from).filter((m) => m.rcptTo.includes('again-poc@example.com'));
+    assert.equal(mine.length, 1);
+    assert.match(mine[0]!.text, /- Rejected by Ann Again\. Note: Bleed is missing\n/);
+    assert.match(mine[0]!.text, /Where it stands now: Awaiting approval\./);
+    assert.doesNotMatch(mine[0]!.text, /stands now: Rejected/);
+    const admins = smtp.received.slice(from).filter((m) => m.rcptTo.includes('again-admin@example.com'));
+    assert.equal(admins.length, 1);
+    assert.match(admins[0]!.text, /- Pia Again asked for approval again\.\n/);
+    assert.match(admins[0]!.text, /Where it stands now: Awaiting approval\./);
+  });
+
+  test('every change is listed with its note, in order: the dispatch note reaches the POC', async () => {
+    const admin = await svc.signIn('ADMIN', { email: 'note-admin@example.com', name: 'Ann Note' });
+    const poc = await svc.createUser({ role: 'POC', email: 'note-poc@example.com', name: 'Pia Note' });
+    const project = await svc.createProject(poc.user.id, { name: 'Banners', status: 'APPROVED', piStatus: 'VERIFIED' });
+    for (const [action, note] of [['start-printing', 'On the big press'], ['dispatch', 'BlueDart AWB 123456789']]) {
+      assert.equal((await admin.client.post(`/api/projects/${project.id}/${action}`, { note })).status, 200, action);
+    }
+    const from = smtp.received.length;
+    await sendNow();
+    const [mail, ...more] = smtp.received.slice(from).filter((m) => m.rcptTo.includes('note-poc@example.com'));
+    assert.equal(more.length, 0);
+    assert.match(mail!.text, /- Printing started \(Ann Note\)\. Note: On the big press\n- Dispatched \(Ann Note\)\. Note: BlueDart AWB 123456789\n/);
+    assert.match(mail!.html, /Dispatched \(Ann Note\)\. Note: BlueDart AWB 123456789/);
+    assert.match(mail!.text, /Where it stands now: Dispatched, PI verified\./);
+  });
+
+  test('the state is read when the email is sent: a change made after the last listed one (an admin’s correction, which sends no email of its own) shows', async () => {
+    const admin = await svc.signIn('ADMIN', { email: 'late-admin@example.com', name: 'Ann Late' });
+    const poc = await svc.createUser({ role: 'POC', email: 'late-poc@example.com', name: 'Pia Late' });
+    const project = await svc.createProject(poc.user.id, { name: 'Stickers' });
+    assert.equal((await admin.client.post(`/api/projects/${project.id}/approve`, {})).status, 200);
+    assert.equal((await admin.client.patch(`/api/projects/${project.id}`, { status: 'CANCELLED' })).status, 200);
+    const from = smtp.received.length;
+    await sendNow();
+    const [mail] = smtp.received.slice(from).filter((m) => m.rcptTo.includes('late-poc@example.com'));
+    assert.equal(mail!.subject, 'Approved: Stickers');
+    assert.match(mail!.text, /Where it stands now: Cancelled\./);
+  });
+});
+
 describe('email without SMTP_URL', () => {
   test('each email is written as an .eml file under DATA_DIR/mail', async () => {
     const svc = await startTestService({ env: mailEnv(null) });

@@ -1,3 +1,5 @@
+import type { ApprovalStatus, PiStatus, ProjectStatus } from './model.js';
+
 /** How the fields are named in messages meant for people. */
 export const FIELD_LABELS: Record<string, string> = {
   name: 'Name',
@@ -17,3 +19,27 @@ export const FIELD_LABELS: Record<string, string> = {
   'approval.note': 'Note',
 };
 export const labelOf = (field: string): string => FIELD_LABELS[field] ?? field;
+
+/** How the web app and the emails name a project's state. */
+export const STATUS_LABELS: Record<ProjectStatus, string> = {
+  REQUESTED: 'Requested',
+  APPROVED: 'Approved',
+  PRINTING: 'Printing',
+  DISPATCHED: 'Dispatched',
+  DELIVERED: 'Delivered',
+  CANCELLED: 'Cancelled',
+};
+
+/** A project's stage as people follow it: its status, with a rejected request told apart from one awaiting a decision. */
+export type Stage = ProjectStatus | 'REJECTED';
+export const STAGES: Stage[] = ['REQUESTED', 'REJECTED', 'APPROVED', 'PRINTING', 'DISPATCHED', 'DELIVERED', 'CANCELLED'];
+export const stageOf = (p: { status: ProjectStatus; approval: { status: ApprovalStatus } | null }): Stage =>
+  p.status === 'REQUESTED' && p.approval?.status === 'REJECTED' ? 'REJECTED' : p.status;
+export const STAGE_LABELS: Record<Stage, string> = { ...STATUS_LABELS, REQUESTED: 'Awaiting approval', REJECTED: 'Rejected' };
+
+export const PI_LABELS: Record<PiStatus, string> = {
+  PENDING: 'Not submitted',
+  SUBMITTED: 'Submitted, awaiting verification',
+  VERIFIED: 'Verified',
+  REJECTED: 'Rejected',
+};

@@ -147,7 +147,11 @@ export class MailDispatcher {
     }
   }
 
-  /** The email as it stands now, or null when nobody should get it any more (recipient gone, inactive, or opted out of every change in it). */
+  /**
+   * The email as it stands now, or null when nobody should get it any more (recipient gone, inactive,
+   * or opted out of every change in it). The project is read here, not when the changes were queued,
+   * so the email's closing "where it stands now" holds when it is sent.
+   */
   async #compose(row: ClaimedMail): Promise<OutgoingMail | null> {
     const recipient = await this.store.users.findById(row.recipientId);
     if (!recipient?.active || !row.projectId) return null;

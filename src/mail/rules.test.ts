@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { Actor } from '../domain/model.js';
 import { backoffMs } from './dispatcher.js';
 import { audienceOf } from './rules.js';
-import { projectEmail } from './templates.js';
+import { projectEmail, projectState } from './templates.js';
 
 const admin: Actor = { id: 'admin', role: 'ADMIN' };
 const poc: Actor = { id: 'poc', role: 'POC' };
@@ -34,11 +34,11 @@ test('who is told of each change (issue 12, "Who gets what")', () => {
 
 test('one change makes a subject of its own; several are listed in one email', () => {
   const to = { name: 'Asha', address: 'a@x.example' };
-  const p = { id: 'p1', name: 'Catalogue <2027>' };
+  const p = { id: 'p1', name: 'Catalogue <2027>', status: 'REQUESTED' as const, piStatus: 'PENDING' as const, approval: { status: 'REJECTED' as const, note: 'Wrong size', decidedById: 'b', decidedAt: '' } };
   const one = projectEmail(to, p, [{ action: 'PROJECT_REJECTED', actorName: 'Ben', at: '', details: { note: 'Wrong size' } }], 'https://shop.example');
   assert.equal(one.subject, 'Rejected: Catalogue <2027>');
   assert.match(one.text, /^Hello Asha,/);
-  assert.match(one.text, /- Rejected by Ben\. Note: Wrong size/);
+  assert.match(one.text, /- Rejected by Ben\. Note: Wrong size\n\nWhere it stands now: Rejected\.\n/);
   assert.match(one.text, /Open the project: https:\/\/shop\.example\/projects\/p1/);
   assert.match(one.html, /Catalogue &#60;2027&#62;/, 'HTML is escaped');
   const two = projectEmail(to, p, [
@@ -47,6 +47,34 @@ test('one change makes a subject of its own; several are listed in one email', (
   ], 'https://shop.example');
   assert.equal(two.subject, '2 updates: Catalogue <2027>');
   assert.match(two.text, /- Dispatched \(Ben\)\.\n- Invoice uploaded by Ben: inv\.pdf/);
+});
+
+test('changes are listed in the order they happened, each with its note, whatever the change', () => {
+  const to = { name: 'Asha', address: 'a@x.example' };
+  const p = { id: 'p1', name: 'Menus', status: 'DISPATCHED' as const, piStatus: 'VERIFIED' as const, approval: null };
+  const mail = projectEmail(to, p, [
+    { action: 'PROJECT_DISPATCHED', actorName: 'Ben', at: '2026-11-24T10:00:02.000Z', details: { note: ' BlueDart AWB 123456789 ' } },
+    { action: 'PRINTING_STARTED', actorName: 'Ben', at: '2026-11-24T10:00:01.000Z', details: { note: '' } },
+    { action: 'PO_UPLOADED', actorName: 'Ben', at: '2026-11-24T10:00:02.000Z', details: { filename: 'po.pdf' } },
+  ], 'https://shop.example');
+  assert.match(mail.text, /- Printing started \(Ben\)\.\n- Dispatched \(Ben\)\. Note: BlueDart AWB 123456789\n- PO uploaded by Ben: po\.pdf\n\nWhere it stands now: Dispatched, PI verified\.\n/);
+});
+
+test('where a project stands, as the web app names it', () => {
+  const rejected = { status: 'REJECTED' as const, note: null, decidedById: null, decidedAt: null };
+  const table: [Parameters<typeof projectState>[0], string][] = [
+    [{ status: 'REQUESTED', piStatus: 'PENDING', approval: null }, 'Awaiting approval'],
+    [{ status: 'REQUESTED', piStatus: 'PENDING', approval: rejected }, 'Rejected'],
+    [{ status: 'REQUESTED', piStatus: 'PENDING', approval: { ...rejected, status: 'PENDING' } }, 'Awaiting approval'],
+    [{ status: 'REQUESTED', piStatus: 'SUBMITTED', approval: null }, 'Awaiting approval, PI submitted, awaiting verification'],
+    [{ status: 'APPROVED', piStatus: 'PENDING', approval: null }, 'Approved'],
+    [{ status: 'APPROVED', piStatus: 'REJECTED', approval: null }, 'Approved, PI rejected'],
+    [{ status: 'APPROVED', piStatus: 'VERIFIED', approval: null }, 'Approved, PI verified'],
+    [{ status: 'PRINTING', piStatus: 'VERIFIED', approval: null }, 'Printing, PI verified'],
+    [{ status: 'DELIVERED', piStatus: 'VERIFIED', approval: null }, 'Delivered, PI verified'],
+    [{ status: 'CANCELLED', piStatus: 'SUBMITTED', approval: null }, 'Cancelled'],
+  ];
+  for (const [project, want] of table) assert.equal(projectState(project), want, JSON.stringify(project));
 });
 
 test('retries back off by doubling, within the cap, with bounded jitter', () => {

@@ -21,7 +21,11 @@ interface Rule {
   category: EmailCategory;
   /** The audience, given whether the project's POC made the change. */
   to: (byPoc: boolean) => { admins: boolean; poc: boolean };
-  /** The line that says what happened, with the actor's name. */
+  /**
+   * The line that says what happened, with the actor's name: in the past tense only, since the
+   * email may go out after later changes (its closing line says where the project stands then).
+   * Its note, if any, follows it (mail/templates.ts), whatever the change.
+   */
   describe: (e: { actorName: string; details: Record<string, unknown> }) => string;
   /** A subject's first words when the email carries this one change. */
   label: string;
@@ -29,7 +33,6 @@ interface Rule {
 
 const admins = () => ({ admins: true, poc: false });
 const poc = () => ({ admins: false, poc: true });
-const note = (d: Record<string, unknown>) => (typeof d.note === 'string' && d.note ? ` Note: ${d.note}` : '');
 const uploaded = (type: string): Rule => ({
   category: 'documents',
   // The POC hears of documents others add; the admins hear of the POC's.
@@ -39,13 +42,13 @@ const uploaded = (type: string): Rule => ({
 });
 
 export const EMAIL_RULES: Record<string, Rule> = {
-  PROJECT_CREATED: { category: 'approvals', to: admins, label: 'New project', describe: ({ actorName }) => `New project requested by ${actorName}; it waits for approval.` },
+  PROJECT_CREATED: { category: 'approvals', to: admins, label: 'New project', describe: ({ actorName }) => `New project requested by ${actorName}.` },
   APPROVAL_REQUESTED: { category: 'approvals', to: admins, label: 'Approval requested again', describe: ({ actorName }) => `${actorName} asked for approval again.` },
-  PROJECT_APPROVED: { category: 'approvals', to: poc, label: 'Approved', describe: ({ actorName, details }) => `Approved by ${actorName}.${note(details)}` },
-  PROJECT_REJECTED: { category: 'approvals', to: poc, label: 'Rejected', describe: ({ actorName, details }) => `Rejected by ${actorName}.${note(details)}` },
-  PI_SUBMITTED: { category: 'pi', to: admins, label: 'PI submitted', describe: ({ actorName }) => `PI submitted by ${actorName}; it waits for verification.` },
+  PROJECT_APPROVED: { category: 'approvals', to: poc, label: 'Approved', describe: ({ actorName }) => `Approved by ${actorName}.` },
+  PROJECT_REJECTED: { category: 'approvals', to: poc, label: 'Rejected', describe: ({ actorName }) => `Rejected by ${actorName}.` },
+  PI_SUBMITTED: { category: 'pi', to: admins, label: 'PI submitted', describe: ({ actorName }) => `PI submitted by ${actorName}.` },
   PI_VERIFIED: { category: 'pi', to: poc, label: 'PI verified', describe: ({ actorName }) => `PI verified by ${actorName}.` },
-  PI_REJECTED: { category: 'pi', to: poc, label: 'PI rejected', describe: ({ actorName, details }) => `PI rejected by ${actorName}.${note(details)}` },
+  PI_REJECTED: { category: 'pi', to: poc, label: 'PI rejected', describe: ({ actorName }) => `PI rejected by ${actorName}.` },
   PRINTING_STARTED: { category: 'progress', to: poc, label: 'Printing started', describe: ({ actorName }) => `Printing started (${actorName}).` },
   PROJECT_DISPATCHED: { category: 'progress', to: poc, label: 'Dispatched', describe: ({ actorName }) => `Dispatched (${actorName}).` },
   PROJECT_DELIVERED: { category: 'progress', to: poc, label: 'Delivered', describe: ({ actorName }) => `Delivered (${actorName}).` },

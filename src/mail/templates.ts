@@ -1,3 +1,5 @@
+import { PI_LABELS, STAGE_LABELS, stageOf } from '../domain/labels.js';
+import type { Project } from '../domain/model.js';
 import { EMAIL_RULES } from './rules.js';
 import type { OutgoingMail } from './types.js';
 
@@ -25,14 +27,40 @@ function render(to: OutgoingMail['to'], subject: string, paragraphs: (string | s
   return { to, subject, text, html };
 }
 
-/** The email about one project: one change, or several that came within MAIL_BATCH_SECONDS, oldest first. */
-export function projectEmail(to: OutgoingMail['to'], project: { id: string; name: string }, events: MailEvent[], publicUrl: string): OutgoingMail {
-  const lines = events.map((e) => EMAIL_RULES[e.action]?.describe(e) ?? e.action);
-  const subject = events.length === 1 ? `${EMAIL_RULES[events[0]!.action]?.label ?? 'Update'}: ${project.name}` : `${events.length} updates: ${project.name}`;
+/** One change as a line: what happened and who did it, then its note when it has one (any change may carry one). */
+function changeLine(e: MailEvent): string {
+  const line = EMAIL_RULES[e.action]?.describe(e) ?? e.action;
+  return typeof e.details.note === 'string' && e.details.note.trim() ? `${line} Note: ${e.details.note.trim()}` : line;
+}
+
+/**
+ * Where the project stands, as the web app names it: its stage, and its PI once there is one to
+ * speak of ("Approved, PI verified"; "Awaiting approval"; "Cancelled").
+ */
+export function projectState(project: Pick<Project, 'status' | 'piStatus' | 'approval'>): string {
+  const stage = STAGE_LABELS[stageOf(project)];
+  if (project.piStatus === 'PENDING' || project.status === 'CANCELLED') return stage;
+  return `${stage}, PI ${PI_LABELS[project.piStatus].toLowerCase()}`;
+}
+
+/**
+ * The email about one project: one change, or several that came within MAIL_BATCH_SECONDS, in the
+ * order they happened, each with its note; then where the project stands. `project` is read when
+ * the email is sent, so that line holds even when later changes (the recipient's own, or ones that
+ * send them no email) came after the listed ones.
+ */
+export function projectEmail(
+  to: OutgoingMail['to'],
+  project: Pick<Project, 'id' | 'name' | 'status' | 'piStatus' | 'approval'>,
+  events: MailEvent[],
+  publicUrl: string,
+): OutgoingMail {
+  const ordered = events.map((e, i) => ({ e, i })).sort((a, b) => Date.parse(a.e.at) - Date.parse(b.e.at) || a.i - b.i).map(({ e }) => e);
+  const subject = ordered.length === 1 ? `${EMAIL_RULES[ordered[0]!.action]?.label ?? 'Update'}: ${project.name}` : `${ordered.length} updates: ${project.name}`;
   return render(
     to,
     subject,
-    [`Project "${project.name}":`, lines],
+    [`Project "${project.name}":`, ordered.map(changeLine), `Where it stands now: ${projectState(project)}.`],
     { href: `${publicUrl}/projects/${project.id}`, label: 'Open the project' },
     `You can choose which emails you get on your account page: ${publicUrl}/account`,
   );

@@ -1,4 +1,5 @@
-import type { DocumentType, PiStatus, Project, ProjectAction, ProjectStatus, Role } from './api';
+import type { DocumentType, Project, ProjectAction, ProjectStatus, Role } from './api';
+import { PI_LABELS, STATUS_LABELS, type Stage } from '../../src/domain/labels';
 
 /** Dates and numbers in the reader's own locale (the browser's, never a fixed one). */
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -21,20 +22,8 @@ export function formatBytes(bytes: number): string {
   return new Intl.NumberFormat(undefined, { style: 'unit', unit: UNITS[unit], unitDisplay: unit === 0 ? 'long' : 'short', maximumFractionDigits: unit === 0 ? 0 : 1 }).format(value);
 }
 
-export const STATUS_LABELS: Record<ProjectStatus, string> = {
-  REQUESTED: 'Requested',
-  APPROVED: 'Approved',
-  PRINTING: 'Printing',
-  DISPATCHED: 'Dispatched',
-  DELIVERED: 'Delivered',
-  CANCELLED: 'Cancelled',
-};
-
-/** A project's stage as people follow it: its status, with a rejected request told apart from one awaiting a decision. */
-export type Stage = ProjectStatus | 'REJECTED';
-export const STAGES: Stage[] = ['REQUESTED', 'REJECTED', 'APPROVED', 'PRINTING', 'DISPATCHED', 'DELIVERED', 'CANCELLED'];
-export const stageOf = (p: Pick<Project, 'status' | 'approval'>): Stage => (p.status === 'REQUESTED' && p.approval?.status === 'REJECTED' ? 'REJECTED' : p.status);
-export const STAGE_LABELS: Record<Stage, string> = { ...STATUS_LABELS, REQUESTED: 'Awaiting approval', REJECTED: 'Rejected' };
+// Shared with the emails (src/mail/templates.ts), so both name a project's state alike.
+export { PI_LABELS, STAGES, STAGE_LABELS, STATUS_LABELS, type Stage, stageOf } from '../../src/domain/labels';
 /** The list filter of each stage (GET /api/projects). */
 export const STAGE_FILTERS: Record<Stage, { status: ProjectStatus; approval?: 'PENDING' | 'REJECTED' }> = {
   REQUESTED: { status: 'REQUESTED', approval: 'PENDING' },
@@ -44,13 +33,6 @@ export const STAGE_FILTERS: Record<Stage, { status: ProjectStatus; approval?: 'P
   DISPATCHED: { status: 'DISPATCHED' },
   DELIVERED: { status: 'DELIVERED' },
   CANCELLED: { status: 'CANCELLED' },
-};
-
-export const PI_LABELS: Record<PiStatus, string> = {
-  PENDING: 'Not submitted',
-  SUBMITTED: 'Submitted, awaiting verification',
-  VERIFIED: 'Verified',
-  REJECTED: 'Rejected',
 };
 
 export const DOCUMENT_LABELS: Record<DocumentType, string> = {
