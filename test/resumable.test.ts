@@ -208,6 +208,22 @@ describe('an upload in chunks', () => {
   });
 });
 
+describe('folders removed while the service runs', () => {
+  test('DATA_DIR/resumable (and DATA_DIR/uploads) removed: a new upload makes them again and completes', async () => {
+    const p = await readyProject();
+    for (const dir of ['resumable', 'uploads']) fs.rmSync(path.join(svc.dataDir, dir), { recursive: true, force: true });
+    const data = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(2 * 1024 * 1024)]);
+    const created = await create(poc.client, data.length, { projectId: p.id, fileType: 'PO', filename: 'again.pdf', filetype: 'application/pdf' });
+    assert.equal(created.status, 201, created.text);
+    const location = created.headers.get('location')!;
+    const done = await patch(poc.client, location, 0, data);
+    assert.equal(done.status, 204, done.text);
+    const result = await poc.client.get(`${location}/result`);
+    assert.equal(result.status, 200, result.text);
+    assert.deepEqual((await httpGet(result.body.url)).bytes, data);
+  });
+});
+
 describe('a dropped connection', () => {
   test('an upload cut halfway (TCP proxy) resumes from its offset with tus-js-client and yields one document', async () => {
     const p = await readyProject();

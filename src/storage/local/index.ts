@@ -29,17 +29,51 @@ export class LocalStorage implements FileStorage, ListableStorage {
 
   async put(location: ObjectLocation, body: Readable): Promise<{ url: string }> {
     const temporary = path.join(this.root, INCOMING, randomUUID());
-    await this.#folder(path.dirname(temporary));
+    const handle = await this.#create(temporary);
     try {
-      // flush: fsync before close, so what is moved into place is on disk, not only in the page cache.
-      await pipeline(body, fs.createWriteStream(temporary, { flags: 'wx', flush: true, highWaterMark: WRITE_BUFFER_BYTES }));
+      await pipeline(body, fs.createWriteStream('', { fd: handle.fd, autoClose: false, highWaterMark: WRITE_BUFFER_BYTES }));
+      // Flushed before it is moved into place: what appears under the key is on disk, not only in the page cache.
+      await handle.sync();
+      await this.#keepTemporary(temporary, handle);
     } catch (err) {
-      // The folder of the temporary files may have gone (by hand, a restore): made again next time.
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') this.#folders.clear();
       await removeQuietly(temporary);
       throw err;
+    } finally {
+      await handle.close();
     }
     return this.#place(temporary, location);
+  }
+
+  /**
+   * A new file (never over an existing one), open for reading too, its folder made again when it
+   * has gone (by hand, a restore, a test harness). Streams over it use the bare descriptor: a
+   * FileHandle's own streams keep it from closing.
+   */
+  async #create(file: string): Promise<fs.promises.FileHandle> {
+    await this.#folder(path.dirname(file));
+    return fs.promises.open(file, 'wx+').catch(async (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+      await this.#folder(path.dirname(file), true);
+      return fs.promises.open(file, 'wx+');
+    });
+  }
+
+  /**
+   * The temporary file's name removed while it was written (its folder cleaned up meanwhile): the
+   * bytes are still there through the open handle, so they are written under the name again.
+   */
+  async #keepTemporary(temporary: string, handle: fs.promises.FileHandle): Promise<void> {
+    if (await fs.promises.access(temporary).then(() => true, () => false)) return;
+    const again = await this.#create(temporary);
+    try {
+      await pipeline(
+        fs.createReadStream('', { fd: handle.fd, start: 0, autoClose: false, highWaterMark: WRITE_BUFFER_BYTES }),
+        fs.createWriteStream('', { fd: again.fd, autoClose: false, highWaterMark: WRITE_BUFFER_BYTES }),
+      );
+      await again.sync();
+    } finally {
+      await again.close();
+    }
   }
 
   /**
