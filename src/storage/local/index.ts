@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { type Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type FileStorage, type IncompleteWrite, type ListableStorage, type ObjectLocation, type StoredObject, ObjectExistsError, ObjectMissingError, objectKey } from '../types.js';
 
@@ -31,7 +31,7 @@ export class LocalStorage implements FileStorage, ListableStorage {
     const temporary = path.join(this.root, INCOMING, randomUUID());
     const handle = await this.#create(temporary);
     try {
-      await pipeline(body, fs.createWriteStream('', { fd: handle.fd, autoClose: false, highWaterMark: WRITE_BUFFER_BYTES }));
+      await pipeline(body, into(handle));
       // Flushed before it is moved into place: what appears under the key is on disk, not only in the page cache.
       await handle.sync();
       await this.#keepTemporary(temporary, handle);
@@ -44,11 +44,7 @@ export class LocalStorage implements FileStorage, ListableStorage {
     return this.#place(temporary, location);
   }
 
-  /**
-   * A new file (never over an existing one), open for reading too, its folder made again when it
-   * has gone (by hand, a restore, a test harness). Streams over it use the bare descriptor: a
-   * FileHandle's own streams keep it from closing.
-   */
+  /** A new file (never over an existing one), open for reading too, its folder made again when it has gone (by hand, a restore, a test harness). */
   async #create(file: string): Promise<fs.promises.FileHandle> {
     await this.#folder(path.dirname(file));
     return fs.promises.open(file, 'wx+').catch(async (err: NodeJS.ErrnoException) => {
@@ -66,10 +62,13 @@ export class LocalStorage implements FileStorage, ListableStorage {
     if (await fs.promises.access(temporary).then(() => true, () => false)) return;
     const again = await this.#create(temporary);
     try {
-      await pipeline(
-        fs.createReadStream('', { fd: handle.fd, start: 0, autoClose: false, highWaterMark: WRITE_BUFFER_BYTES }),
-        fs.createWriteStream('', { fd: again.fd, autoClose: false, highWaterMark: WRITE_BUFFER_BYTES }),
-      );
+      const buffer = Buffer.allocUnsafe(WRITE_BUFFER_BYTES);
+      for (let position = 0; ; ) {
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+        if (!bytesRead) break;
+        await writeAll(again, [buffer.subarray(0, bytesRead)]);
+        position += bytesRead;
+      }
       await again.sync();
     } finally {
       await again.close();
@@ -246,6 +245,27 @@ async function writeLarge(file: string, bytes: readonly Buffer[]): Promise<void>
 function remainder(bytes: readonly Buffer[], written: number): { bytes: Buffer; total: number } | null {
   const total = bytes.reduce((n, b) => n + b.length, 0);
   return written < total ? { bytes: Buffer.concat(bytes as Buffer[]), total } : null;
+}
+
+/**
+ * A stream writing into an open file, which stays open (and its own) whatever happens to the
+ * stream: Node's file streams close their descriptor when destroyed, as a failed pipeline does.
+ * Chunks that arrive while a write is under way go out together (writev), up to WRITE_BUFFER_BYTES.
+ */
+function into(handle: fs.promises.FileHandle): Writable {
+  return new Writable({
+    highWaterMark: WRITE_BUFFER_BYTES,
+    writev(chunks, callback) {
+      writeAll(handle, chunks.map((c) => c.chunk as Buffer)).then(() => callback(), callback);
+    },
+  });
+}
+
+/** Writes every byte at the file's position (a write may take fewer bytes than it was given). */
+async function writeAll(handle: fs.promises.FileHandle, chunks: readonly Buffer[]): Promise<void> {
+  let written = (await handle.writev(chunks as Buffer[])).bytesWritten;
+  const rest = remainder(chunks, written);
+  while (rest && written < rest.total) written += (await handle.write(rest.bytes, written, rest.total - written)).bytesWritten;
 }
 
 /** unlink, not rm: rm checks its path synchronously (an lstat on the event loop) before it starts. */
