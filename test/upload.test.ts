@@ -791,3 +791,30 @@ describe('folders removed while the service runs (an operator cleaning up) are m
     assert.deepEqual((await fetchBytes(created.url)).bytes, expected);
   });
 });
+
+describe('content types that are not media types', () => {
+  test('a file part whose Content-Type is not a valid media type is stored and served with a valid one', async () => {
+    const p = await project({ owner: admin });
+    for (const type of ['text/plain\u0100', 'text/plain; name="é"', 'plain', '']) {
+      const data = Buffer.from(`declared as ${JSON.stringify(type)}\n`);
+      const res = await postMultipart(admin.client, form(p.id, 'PO', { data, filename: 'odd.txt', type }));
+      const body = assertCreated(res, 'odd.txt', data.length);
+      const served = await httpGet(body.url);
+      assert.equal(served.status, 200, JSON.stringify(type));
+      assert.match(String(served.headers['content-type']), /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+(;[ -~]*)?$/, JSON.stringify(type));
+      assert.deepEqual(served.bytes, data);
+    }
+  });
+
+  test('a document kept earlier with an invalid type is served as application/octet-stream, not a 500', async () => {
+    const p = await project({ owner: admin });
+    const data = pdfBytes;
+    const body = assertCreated(await postMultipart(admin.client, form(p.id, 'PO', { data })), 'document.pdf', data.length);
+    await svc.deps.database.db.updateTable('file_uploads').set({ content_type: 'text/plain\u0100' }).where('id', '=', body.id).execute();
+    const served = await httpGet(body.url);
+    assert.equal(served.status, 200);
+    assert.equal(served.headers['content-type'], 'application/octet-stream');
+    assert.equal(served.headers['content-disposition']?.startsWith('attachment;'), true);
+    assert.deepEqual(served.bytes, data);
+  });
+});
