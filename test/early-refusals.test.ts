@@ -91,3 +91,48 @@ describe(`POST /api/upload refused early, with a ${BODY_BYTES / MiB} MiB body se
     });
   }
 });
+
+describe(`the resumable endpoint refusing early, with a ${BODY_BYTES / MiB} MiB body sent by fetch, ${TIMES} times each: the JSON answer every time`, () => {
+  const TUS = { 'tus-resumable': '1.0.0' };
+  const meta = (m: Record<string, string>) =>
+    Object.entries(m)
+      .map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`)
+      .join(',');
+  let location: string;
+  before(async () => {
+    const created = await admin.request('POST', '/api/resumable-uploads', {
+      headers: { ...TUS, 'upload-length': '10', 'upload-metadata': meta({ projectId: approved, fileType: 'PO', filename: 'po.pdf', filetype: 'application/pdf' }) },
+    });
+    assert.equal(created.status, 201, created.text);
+    location = created.headers.get('location')!;
+  });
+
+  const send = (who: () => Client | null, method: string, path: () => string, headers: () => Record<string, string>) => () =>
+    fetch(`${svc.url}${path()}`, {
+      method,
+      body: new Uint8Array(BODY_BYTES),
+      headers: { ...TUS, 'content-type': 'application/offset+octet-stream', ...headers(), ...(who()?.cookie ? { cookie: who()!.cookie! } : {}) },
+    });
+  const cases: [string, () => Promise<Response>, number, string][] = [
+    [
+      'a creation carrying the file, refused by its fileType (400)',
+      send(
+        () => admin,
+        'POST',
+        () => '/api/resumable-uploads',
+        () => ({ 'upload-length': String(BODY_BYTES), 'upload-metadata': meta({ projectId: approved, fileType: 'BILL', filename: 'x.pdf' }) }),
+      ),
+      400,
+      'Invalid fileType',
+    ],
+    ['a PATCH without a session (401)', send(() => null, 'PATCH', () => location, () => ({ 'upload-offset': '0' })), 401, 'Unauthorized'],
+    ['a PATCH of an unknown upload (404)', send(() => admin, 'PATCH', () => '/api/resumable-uploads/nope', () => ({ 'upload-offset': '0' })), 404, 'Upload not found'],
+    ['a PATCH at the wrong offset (409, answered by the tus server)', send(() => admin, 'PATCH', () => location, () => ({ 'upload-offset': '5' })), 409, 'Upload-Offset conflict'],
+    ['a PATCH past the upload’s length (413, answered by the tus server)', send(() => admin, 'PATCH', () => location, () => ({ 'upload-offset': '0' })), 413, "upload's size exceeded"],
+  ];
+  for (const [label, request, status, error] of cases) {
+    test(label, async () => {
+      assert.deepEqual(await tally(request), expect(status, error));
+    });
+  }
+});
