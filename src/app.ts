@@ -99,7 +99,7 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   // TypeBox validates bodies as sent (no coercion, unknown fields refused) and converts only query strings and params.
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   registerErrorHandling(app);
-  registerBodyTimeouts(app, { bodyTimeoutMs: timeouts.bodyMs, uploadIdleTimeoutMs: timeouts.uploadIdleMs });
+  registerBodyTimeouts(app, { bodyTimeoutMs: timeouts.bodyMs, uploadIdleTimeoutMs: timeouts.uploadIdleMs, drainMs: timeouts.drainMs, drainBytes: timeouts.drainBytes });
   app.addSchema(ErrorBody);
   let closing = false;
   app.addHook('preClose', async () => {

@@ -32,7 +32,7 @@ export interface Config {
   /** The storage reconciliation run at start-up (storage/reconcile.ts). */
   reconcile: { onStart: 'repair' | 'report' | 'off'; graceMs: number };
   /** How long a client may take to send its request (see README, Timeouts). */
-  timeouts: { headersMs: number; bodyMs: number; uploadIdleMs: number; keepAliveMs: number };
+  timeouts: { headersMs: number; bodyMs: number; uploadIdleMs: number; keepAliveMs: number; drainMs: number; drainBytes: number };
   /** METRICS_TOKEN: GET /metrics answers only with `Authorization: Bearer <it>`; unset, there is no /metrics. */
   metricsToken: string | null;
   mail: MailConfig;
@@ -161,6 +161,9 @@ export function loadConfig(env: Env = process.env): Config {
       bodyMs: integer(env, 'BODY_TIMEOUT_MS', 30_000, 100, 3_600_000),
       uploadIdleMs: integer(env, 'UPLOAD_IDLE_TIMEOUT_MS', 30_000, 100, 3_600_000),
       keepAliveMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
+      // A body answered before it was in (a refused upload) is still read, up to these limits, so the client can read the answer.
+      drainMs: integer(env, 'UNREAD_BODY_DRAIN_MS', 10_000, 0, 3_600_000),
+      drainBytes: integer(env, 'UNREAD_BODY_DRAIN_BYTES', 64 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
     },
     metricsToken: text(env, 'METRICS_TOKEN') ?? null,
     mail: parseMail(env, publicUrl),

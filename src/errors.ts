@@ -45,6 +45,8 @@ export const errors = {
   idempotencyKeyInProgress: error(409, 'An upload with this Idempotency-Key is still in progress'),
   resumableNotFound: error(404, 'Upload not found'),
   resumableNotFinished: error(409, 'The upload is not finished'),
+  resumableFinished: error(409, 'A finished upload cannot be terminated'),
+  invalidHost: error(400, 'Invalid Host header'),
 
   // /api/team (specification 4.2, 4.3)
   teamFieldsRequired: error(400, 'Name, email and password are required'),

@@ -157,6 +157,22 @@ describe('STORAGE_DRIVER=s3: the tus S3 store', () => {
     assert.deepEqual(tusUploads(), []);
   });
 
+  test('a creation that carries the whole file (creation-with-upload): 201 with Location, one document, nothing left in S3', async () => {
+    const p = await readyProject();
+    const data = pdf(300_000);
+    const res = await onA.request('POST', '/api/resumable-uploads', {
+      headers: { ...TUS, 'content-type': 'application/offset+octet-stream', 'upload-length': String(data.length), 'upload-metadata': metadata({ projectId: p.id, fileType: 'INVOICE', filename: 'whole.pdf', filetype: 'application/pdf' }) },
+      body: new Uint8Array(data),
+    });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.headers.get('upload-offset'), String(data.length));
+    const location = res.headers.get('location')!;
+    assert.match(location, /^\/api\/resumable-uploads\/[0-9a-f-]{36}$/);
+    await assertOneDocument(p.id, location, data);
+    assert.deepEqual(tusKeys(), [], 'the assembled object and its description are removed');
+    assert.deepEqual(tusUploads(), []);
+  });
+
   test('a refused creation stores nothing, in S3 or anywhere else', async () => {
     const approved = await a.createProject(poc.id, { status: 'APPROVED', piStatus: 'VERIFIED' });
     const before = await storedState(a, [approved.id]);

@@ -208,6 +208,22 @@ describe('an upload in chunks', () => {
   });
 });
 
+describe('folders removed while the service runs', () => {
+  test('DATA_DIR/resumable (and DATA_DIR/uploads) removed: a new upload makes them again and completes', async () => {
+    const p = await readyProject();
+    for (const dir of ['resumable', 'uploads']) fs.rmSync(path.join(svc.dataDir, dir), { recursive: true, force: true });
+    const data = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(2 * 1024 * 1024)]);
+    const created = await create(poc.client, data.length, { projectId: p.id, fileType: 'PO', filename: 'again.pdf', filetype: 'application/pdf' });
+    assert.equal(created.status, 201, created.text);
+    const location = created.headers.get('location')!;
+    const done = await patch(poc.client, location, 0, data);
+    assert.equal(done.status, 204, done.text);
+    const result = await poc.client.get(`${location}/result`);
+    assert.equal(result.status, 200, result.text);
+    assert.deepEqual((await httpGet(result.body.url)).bytes, data);
+  });
+});
+
 describe('a dropped connection', () => {
   test('an upload cut halfway (TCP proxy) resumes from its offset with tus-js-client and yields one document', async () => {
     const p = await readyProject();
@@ -374,5 +390,219 @@ describe('expiry (the local file store)', () => {
     } finally {
       await sweeper.close();
     }
+  });
+});
+
+describe('creation-with-upload: the POST carries the file (or its beginning)', () => {
+  const OCTETS = { 'content-type': 'application/offset+octet-stream' };
+
+  test('the whole file: 201 with Location and Upload-Offset, one document, the result gives it', async () => {
+    const p = await readyProject();
+    const data = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(300_000)]);
+    const meta = { projectId: p.id, fileType: 'PO', filename: 'whole.pdf', filetype: 'application/pdf' };
+    const res = await poc.client.request('POST', '/api/resumable-uploads', {
+      headers: { ...TUS, ...OCTETS, 'upload-length': String(data.length), 'upload-metadata': metadata(meta) },
+      body: new Uint8Array(data),
+    });
+    assert.equal(res.status, 201, res.text);
+    const location = res.headers.get('location');
+    assert.match(location ?? '', /^\/api\/resumable-uploads\/[0-9a-f-]{36}$/);
+    assert.equal(res.headers.get('upload-offset'), String(data.length));
+    const result = await poc.client.get(`${location}/result`);
+    assert.equal(result.status, 200, result.text);
+    assert.equal(result.body.filename, 'whole.pdf');
+    assert.deepEqual((await httpGet(result.body.url)).bytes, data);
+    const files = await svc.deps.store.files.listForProject(p.id);
+    assert.deepEqual(files.map((f) => f.id), [result.body.id]);
+    assert.equal(files[0]!.sha256, sha256sum(data));
+    assert.ok(!resumableFiles().includes(idOf(location!)), 'the assembled copy is gone');
+  });
+
+  test('the beginning of the file: 201 with its offset, the rest by PATCH', async () => {
+    const p = await readyProject();
+    const data = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(200_000)]);
+    const meta = { projectId: p.id, fileType: 'PO', filename: 'half.pdf', filetype: 'application/pdf' };
+    const res = await poc.client.request('POST', '/api/resumable-uploads', {
+      headers: { ...TUS, ...OCTETS, 'upload-length': String(data.length), 'upload-metadata': metadata(meta) },
+      body: new Uint8Array(data.subarray(0, 100_000)),
+    });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.headers.get('upload-offset'), '100000');
+    const location = res.headers.get('location')!;
+    assert.equal((await poc.client.get(`${location}/result`)).status, 409);
+    assert.equal((await patch(poc.client, location, 100_000, data.subarray(100_000))).status, 204);
+    const result = await poc.client.get(`${location}/result`);
+    assert.equal(result.status, 200, result.text);
+    assert.deepEqual((await httpGet(result.body.url)).bytes, data);
+  });
+
+  test('tus-js-client with uploadDataDuringCreation: one document', async () => {
+    const p = await readyProject();
+    const data = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(50_000)]);
+    const url = await new Promise<string>((resolve, reject) => {
+      const upload = new tus.Upload(data, {
+        endpoint: `${svc.url}/api/resumable-uploads`,
+        headers: { cookie: poc.client.cookie! },
+        metadata: { projectId: p.id, fileType: 'PO', filename: 'client.pdf', filetype: 'application/pdf' },
+        uploadDataDuringCreation: true,
+        retryDelays: [],
+        onSuccess: () => resolve(upload.url!),
+        onError: reject,
+      });
+      upload.start();
+    });
+    const result = await poc.client.get(`${new URL(url).pathname}/result`);
+    assert.equal(result.status, 200, result.text);
+    assert.equal((await svc.deps.store.files.listForProject(p.id)).length, 1);
+  });
+});
+
+describe('content types that are not media types', () => {
+  test('a filetype such as text/plain\\u0100 is kept as application/octet-stream: the document can be downloaded', async () => {
+    const p = await readyProject();
+    const data = Buffer.from('plain text, declared oddly\n');
+    for (const filetype of ['text/plain\u0100', 'text/plain\r\nX-Injected: yes', 'plain', 'text/plain; name="é"']) {
+      const created = await create(poc.client, data.length, { projectId: p.id, fileType: 'PO', filename: 'odd.txt', filetype });
+      assert.equal(created.status, 201, created.text);
+      const location = created.headers.get('location')!;
+      assert.equal((await patch(poc.client, location, 0, data)).status, 204);
+      const result = await poc.client.get(`${location}/result`);
+      assert.equal(result.status, 200, result.text);
+      const served = await httpGet(result.body.url);
+      assert.equal(served.status, 200, JSON.stringify(filetype));
+      assert.equal(served.headers['content-type'], 'application/octet-stream');
+      assert.equal(served.headers['x-injected'], undefined);
+      assert.deepEqual(served.bytes, data);
+      const [file] = (await svc.deps.store.files.listForProject(p.id)).filter((f) => f.id === result.body.id);
+      assert.equal(file!.contentType, 'application/octet-stream');
+    }
+  });
+});
+
+describe('metadata PostgreSQL cannot store', () => {
+  test('NUL in any metadata value is a 400 naming it, before anything is checked or stored', async () => {
+    const p = await readyProject();
+    const meta = { projectId: p.id, fileType: 'PO', filename: 'po.pdf', filetype: 'application/pdf' };
+    for (const key of ['projectId', 'fileType', 'filename', 'filetype', 'extra']) {
+      const before = await storedState(svc, [p.id]);
+      const rows = await resumableRowCount(svc);
+      const res = await create(poc.client, 10, { ...meta, [key]: 'a\u0000b' });
+      assert.equal(res.status, 400, `${key}: ${res.text}`);
+      assert.deepEqual(res.body, { error: `Upload-Metadata ${key} must not contain NUL characters` });
+      assert.equal(res.headers.get('location'), null);
+      await assertNothingStoredSince(svc, before, key);
+      assert.equal(await resumableRowCount(svc), rows, key);
+    }
+  });
+});
+
+describe('a Host header that is not a host', () => {
+  /** One request over a bare socket; the status line and body, or a failure if nothing comes within 5 s. */
+  function sendRaw(method: string, target: string, headers: Record<string, string>): Promise<{ status: number; headers: string; body: string }> {
+    const { port } = new URL(svc.url);
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(Number(port), '127.0.0.1');
+      let received = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (d: string) => {
+        received += d;
+        const split = received.indexOf('\r\n\r\n');
+        if (split < 0) return;
+        const head = received.slice(0, split);
+        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+        const body = received.slice(split + 4);
+        if (method !== 'HEAD' && Buffer.byteLength(body, 'latin1') < length) return;
+        clearTimeout(timer);
+        socket.destroy();
+        resolve({ status: Number(head.split(' ')[1]), headers: head, body: method === 'HEAD' ? '' : body });
+      });
+      socket.on('error', () => {});
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new Error(`no answer to ${method} ${target} within 5 s: ${JSON.stringify(received)}`));
+      }, 5000);
+      const lines = [`${method} ${target} HTTP/1.1`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), 'Content-Length: 0'];
+      socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+    });
+  }
+
+  test('every tus method answers 400 in JSON, at once', async () => {
+    const p = await readyProject();
+    const location = (await create(poc.client, 10, { projectId: p.id, fileType: 'PO', filename: 'po.pdf', filetype: 'application/pdf' })).headers.get('location')!;
+    const common = { Cookie: poc.client.cookie!, 'Tus-Resumable': '1.0.0', 'Upload-Length': '10', 'Upload-Metadata': metadata({ projectId: p.id, fileType: 'PO', filename: 'po.pdf' }) };
+    const requests: [string, string][] = [
+      ['POST', '/api/resumable-uploads'],
+      ['OPTIONS', '/api/resumable-uploads'],
+      ['HEAD', location],
+      ['PATCH', location],
+      ['DELETE', location],
+      ['OPTIONS', location],
+    ];
+    for (const host of ['a b', 'a/b', 'user@host']) {
+      for (const [method, target] of requests) {
+        const res = await sendRaw(method, target, { Host: host, ...common, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' });
+        const label = `${method} ${target} with Host ${host}`;
+        assert.equal(res.status, 400, `${label}: ${res.headers}`);
+        assert.match(res.headers, /\r\ncontent-type: application\/json/i, label);
+        if (method !== 'HEAD') assert.deepEqual(JSON.parse(res.body), { error: 'Invalid Host header' }, label);
+      }
+    }
+    const head = await poc.client.request('HEAD', location, { headers: TUS });
+    assert.deepEqual([head.status, head.headers.get('upload-offset')], [200, '0'], 'nothing was done to the upload');
+  });
+});
+
+describe('every error answer is JSON, a client mistake a 4xx, and tus headers are kept', () => {
+  test('the tus server’s own refusals', async () => {
+    const p = await readyProject();
+    const meta = { projectId: p.id, fileType: 'PO', filename: 'po.pdf', filetype: 'application/pdf' };
+    const location = (await create(poc.client, 10, meta)).headers.get('location')!;
+    const creation = (headers: Record<string, string>) => poc.client.request('POST', '/api/resumable-uploads', { headers: { 'upload-length': '10', 'upload-metadata': metadata(meta), ...headers } });
+    const octets = { ...TUS, 'content-type': 'application/offset+octet-stream' };
+    const cases: [string, () => Promise<{ status: number; body: unknown; text: string; headers: Headers }>, number, string][] = [
+      ['no Tus-Resumable', () => creation({}), 412, 'Tus-Resumable: 1.0.0 is required'],
+      ['Upload-Concat', () => creation({ ...TUS, 'upload-concat': 'partial' }), 400, 'Upload-Concat is not supported: send the file as one upload (no parallel uploads)'],
+      ['Upload-Length and Upload-Defer-Length', () => creation({ ...TUS, 'upload-defer-length': '1' }), 400, 'Upload-Length or Upload-Defer-Length header required'],
+      ['a PATCH at the wrong offset', () => poc.client.request('PATCH', location, { headers: { ...octets, 'upload-offset': '5' }, body: 'abcde' }), 409, 'Upload-Offset conflict'],
+      ['a PATCH without Upload-Offset', () => poc.client.request('PATCH', location, { headers: octets, body: 'abcde' }), 400, 'Upload-Offset is required'],
+      ['a PATCH of another content type', () => poc.client.request('PATCH', location, { headers: { ...TUS, 'upload-offset': '0', 'content-type': 'text/plain' }, body: 'abcde' }), 400, 'Invalid content-type'],
+      ['a PATCH past the upload’s length', () => poc.client.request('PATCH', location, { headers: { ...octets, 'upload-offset': '0' }, body: 'abcdefghijklmnop' }), 413, "upload's size exceeded"],
+      ['an unknown upload', () => poc.client.request('PATCH', '/api/resumable-uploads/nope', { headers: { ...octets, 'upload-offset': '0' }, body: 'abc' }), 404, 'Upload not found'],
+      ['no session', () => svc.anonymous.request('PATCH', location, { headers: { ...octets, 'upload-offset': '0' }, body: 'abc' }), 401, 'Unauthorized'],
+    ];
+    for (const [label, send, status, error] of cases) {
+      const res = await send();
+      assert.deepEqual([res.status, res.body], [status, { error }], `${label}: ${res.text}`);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/json/, label);
+      assert.equal(res.headers.get('tus-resumable'), '1.0.0', label);
+    }
+    const head = await poc.client.request('HEAD', location, { headers: TUS });
+    assert.deepEqual([head.status, head.headers.get('upload-offset')], [200, '0'], 'the upload is untouched');
+  });
+
+  test('a terminated upload is gone: DELETE 204, then its result, HEAD and PATCH are 404', async () => {
+    const p = await readyProject();
+    const location = (await create(poc.client, 10, { projectId: p.id, fileType: 'PO', filename: 'po.pdf', filetype: 'application/pdf' })).headers.get('location')!;
+    assert.equal((await patch(poc.client, location, 0, Buffer.from('%PDF'))).status, 204);
+    const deleted = await poc.client.request('DELETE', location, { headers: TUS });
+    assert.equal(deleted.status, 204, deleted.text);
+    assert.equal(deleted.headers.get('tus-resumable'), '1.0.0');
+    const result = await poc.client.get(`${location}/result`);
+    assert.deepEqual([result.status, result.body], [404, { error: 'Upload not found' }]);
+    assert.equal((await poc.client.request('HEAD', location, { headers: TUS })).status, 404);
+    const again = await patch(poc.client, location, 4, Buffer.from('more'));
+    assert.deepEqual([again.status, again.body], [404, { error: 'Upload not found' }]);
+    assert.equal(await resumableRow(svc, idOf(location)), undefined);
+  });
+
+  test('a finished upload cannot be terminated: 409 in JSON, and its result stays', async () => {
+    const p = await readyProject();
+    const data = Buffer.from('%PDF-1.4\nfinished');
+    const location = (await create(poc.client, data.length, { projectId: p.id, fileType: 'PO', filename: 'po.pdf', filetype: 'application/pdf' })).headers.get('location')!;
+    assert.equal((await patch(poc.client, location, 0, data)).status, 204);
+    const deleted = await poc.client.request('DELETE', location, { headers: TUS });
+    assert.deepEqual([deleted.status, deleted.body], [409, { error: 'A finished upload cannot be terminated' }]);
+    assert.equal(deleted.headers.get('tus-resumable'), '1.0.0');
+    assert.equal((await poc.client.get(`${location}/result`)).status, 200);
   });
 });

@@ -741,3 +741,80 @@ describe('public names never collide', () => {
     assert.deepEqual(fs.existsSync(incoming) ? fs.readdirSync(incoming) : [], [], 'no bytes left behind');
   });
 });
+
+describe('folders removed while the service runs (an operator cleaning up) are made again', () => {
+  const large = (seed: number) => Buffer.concat([pdfBytes, Buffer.alloc(2 * 1024 * 1024, seed)]);
+  const incoming = () => path.join(svc.dataDir, 'uploads', '.incoming');
+
+  const cases: [string, () => string, boolean][] = [
+    ['uploads/.incoming (a large file is written there first)', incoming, false],
+    ['uploads itself', () => path.join(svc.dataDir, 'uploads'), false],
+    ['tmp (a file sent before the fields is spooled there)', () => path.join(svc.dataDir, 'tmp'), true],
+  ];
+  for (const [label, dir, fileFirst] of cases) {
+    test(`DATA_DIR/${label}`, async () => {
+      const p = await project({ owner: admin });
+      // One upload first, so the service has made (and knows) the folder.
+      const first = large(1);
+      assertCreated(await postMultipart(admin.client, form(p.id, 'PO', { data: first }, fileFirst)), 'document.pdf', first.length);
+      fs.rmSync(dir(), { recursive: true, force: true });
+      for (const seed of [2, 3]) {
+        const data = large(seed);
+        const body = assertCreated(await postMultipart(admin.client, form(p.id, 'PO', { data }, fileFirst)), 'document.pdf', data.length);
+        assert.deepEqual((await fetchBytes(body.url)).bytes, data);
+      }
+      assert.deepEqual(filesUnder(path.join(svc.dataDir, 'tmp')), []);
+    });
+  }
+
+  test('DATA_DIR/uploads/.incoming removed while a large file is being written there: stored whole all the same', async () => {
+    const p = await project({ owner: admin });
+    const chunk = Buffer.alloc(64 * 1024, 6);
+    const boundary = 'removed-incoming';
+    const head = Buffer.concat([multipart(form(p.id, 'PO').slice(0, 2), boundary).body.subarray(0, -`--${boundary}--\r\n`.length), partHead({ name: 'file', data: '', filename: 'big.pdf', type: 'application/pdf' }, boundary)]);
+    let removed = false;
+    async function* body() {
+      yield head;
+      yield pdfBytes;
+      yield* repeat(chunk, 32); // 2 MiB: past what is held in memory, so the bytes go to .incoming
+      // Wait for the temporary file, then take the folder away under it.
+      for (let i = 0; i < 200 && !(fs.existsSync(incoming()) && fs.readdirSync(incoming()).length); i++) await new Promise((r) => setTimeout(r, 10));
+      fs.rmSync(incoming(), { recursive: true, force: true });
+      removed = true;
+      yield* repeat(chunk, 16);
+      yield Buffer.from(`\r\n--${boundary}--\r\n`);
+    }
+    const res = await streamRequest(`${svc.url}/api/upload`, { headers: { cookie: admin.client.cookie!, 'content-type': `multipart/form-data; boundary=${boundary}` }, body: body() });
+    assert.ok(removed);
+    const expected = Buffer.concat([pdfBytes, ...Array.from({ length: 48 }, () => chunk)]);
+    const created = assertCreated(res, 'big.pdf', expected.length);
+    assert.deepEqual((await fetchBytes(created.url)).bytes, expected);
+  });
+});
+
+describe('content types that are not media types', () => {
+  test('a file part whose Content-Type is not a valid media type is stored and served with a valid one', async () => {
+    const p = await project({ owner: admin });
+    for (const type of ['text/plain\u0100', 'text/plain; name="é"', 'plain', '']) {
+      const data = Buffer.from(`declared as ${JSON.stringify(type)}\n`);
+      const res = await postMultipart(admin.client, form(p.id, 'PO', { data, filename: 'odd.txt', type }));
+      const body = assertCreated(res, 'odd.txt', data.length);
+      const served = await httpGet(body.url);
+      assert.equal(served.status, 200, JSON.stringify(type));
+      assert.match(String(served.headers['content-type']), /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+(;[ -~]*)?$/, JSON.stringify(type));
+      assert.deepEqual(served.bytes, data);
+    }
+  });
+
+  test('a document kept earlier with an invalid type is served as application/octet-stream, not a 500', async () => {
+    const p = await project({ owner: admin });
+    const data = pdfBytes;
+    const body = assertCreated(await postMultipart(admin.client, form(p.id, 'PO', { data })), 'document.pdf', data.length);
+    await svc.deps.database.db.updateTable('file_uploads').set({ content_type: 'text/plain\u0100' }).where('id', '=', body.id).execute();
+    const served = await httpGet(body.url);
+    assert.equal(served.status, 200);
+    assert.equal(served.headers['content-type'], 'application/octet-stream');
+    assert.equal(served.headers['content-disposition']?.startsWith('attachment;'), true);
+    assert.deepEqual(served.bytes, data);
+  });
+});

@@ -606,6 +606,10 @@ function resumableUploadsRepo(db: DB) {
       const r = await db.updateTable('resumable_uploads').set({ finishing_at: now }).where('id', '=', id).where('finishing_at', 'is', null).executeTakeFirst();
       return Number(r.numUpdatedRows) === 1;
     },
+    /** Forgets an upload (terminated by its client). */
+    async remove(id: string): Promise<void> {
+      await db.deleteFrom('resumable_uploads').where('id', '=', id).execute();
+    },
     /** Forgets uploads created before `before` that never finished (their bytes expired). */
     async deleteUnfinished(before: string): Promise<void> {
       await db.deleteFrom('resumable_uploads').where('created_at', '<', before).where('finishing_at', 'is', null).execute();

@@ -2,8 +2,8 @@ import type { DocumentType } from './model.js';
 
 /**
  * Paths inside a project's documents ZIP: `<fileType>/<original name>`, a name made safe for any
- * unzip tool (no folders of its own, no `..`) and unique within its folder ignoring case (so it
- * unpacks on Windows and macOS too): the second `po.pdf` becomes `po (2).pdf`.
+ * unzip tool and file system (safeName) and unique within its folder ignoring case and Unicode
+ * normalization (so it unpacks on Windows and macOS too): the second `po.pdf` becomes `po (2).pdf`.
  */
 export function archivePaths(files: readonly { id: string; type: DocumentType; filename: string }[]): Map<string, string> {
   const taken = new Set<string>();
@@ -23,11 +23,32 @@ export function archivePaths(files: readonly { id: string; type: DocumentType; f
   return paths;
 }
 
-/** Separators and characters Windows refuses become `_`; a name of dots alone becomes `_`. */
-function safeName(filename: string): string {
-  // eslint-disable-next-line no-control-regex
-  const name = filename.replace(/[/\\:*?"<>|\u0000-\u001f\u007f]/g, '_').trim();
-  return /^\.*$/.test(name) ? '_' : name;
+/** What a name becomes when nothing of it is left: a name of dots or spaces alone, or of invisible characters. */
+const FALLBACK = '_';
+
+/** Device names Windows reserves, whatever their case and whatever extension follows (`con.pdf`, `Lpt1.tar.gz`). */
+const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
+
+/**
+ * A name any file system accepts, shown as it was written: in NFC (the form Windows and Linux keep;
+ * NFD forms of one name become one name), format characters taken out (bidi controls such as U+202E,
+ * which make `gpj.exe` read as `exe.jpg`, zero-width characters), separators, control characters,
+ * line separators and the characters Windows refuses replaced by `_`, trailing dots and spaces dropped (Windows drops
+ * them, so `x.` would land on `x`), and a reserved device name altered (`CON.pdf` → `CON_.pdf`).
+ */
+export function safeName(filename: string): string {
+  const name = filename
+    .normalize('NFC')
+    .replace(/\p{Cf}/gu, '')
+    // eslint-disable-next-line no-control-regex
+    .replace(/[/\\:*?"<>|\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '_')
+    .trim()
+    .replace(/[. ]+$/, '');
+  if (name === '') return FALLBACK;
+  const dot = name.indexOf('.');
+  const [stem, rest] = dot >= 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  // Windows ignores spaces before the extension too: `nul .txt` is the device.
+  return RESERVED.test(stem.trimEnd()) ? `${stem.trimEnd()}_${rest}` : name;
 }
 
 /** `<project name>-documents.zip`, the name reduced to what any file system accepts. */

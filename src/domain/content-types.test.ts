@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseAllowedTypes, refusedType, servedInline, sniffMarkup, typeMismatch } from './content-types.js';
+import { MAX_MEDIA_TYPE_CHARS, isMediaType, parseAllowedTypes, refusedType, servedInline, sniffMarkup, typeMismatch } from './content-types.js';
 
 test('sniffMarkup recognises pages, SVG and XML by their first bytes, and nothing else', () => {
   const cases: [string, string | null][] = [
@@ -64,4 +64,36 @@ test('refusedType: an empty list allows everything; otherwise declared and detec
   ];
   for (const [declared, detected, refused] of cases) assert.equal(refusedType(pdfAndImages, declared, detected), refused, `${declared} / ${detected}`);
   assert.equal(refusedType([], 'text/html', 'text/html'), null);
+});
+
+test('isMediaType: RFC 9110 type/subtype with optional parameters, ASCII only', () => {
+  const cases: [string, boolean][] = [
+    ['application/pdf', true],
+    ['APPLICATION/PDF', true],
+    ['application/vnd.openxmlformats-officedocument.wordprocessingml.document', true],
+    ['image/svg+xml', true],
+    ['text/plain; charset=utf-8', true],
+    ['text/plain;charset=UTF-8;format=flowed', true],
+    ['text/plain ; charset="utf-8"', true],
+    ['text/plain; name="a \\"quoted\\" name;x"', true],
+    ['text/plain;', true],
+    ["application/x-!#$%&'*+.^_`|~", true],
+    ['text/plain\u0100', false],
+    ['text/plain; name="résumé"', false],
+    ['text/pl ain', false],
+    ['text/plain\r\nX-Injected: 1', false],
+    ['text/plain\u0000', false],
+    ['text', false],
+    ['text/', false],
+    ['/plain', false],
+    ['text/plain/html', false],
+    ['text/plain; charset', false],
+    ['text/plain; charset=', false],
+    ['text/plain; charset="utf-8', false],
+    ['text/plain; a=b c', false],
+    ['(text)/plain', false],
+    ['', false],
+    [`application/${'x'.repeat(MAX_MEDIA_TYPE_CHARS)}`, false],
+  ];
+  for (const [value, valid] of cases) assert.equal(isMediaType(value), valid, JSON.stringify(value));
 });

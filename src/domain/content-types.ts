@@ -10,6 +10,21 @@ export const SNIFF_BYTES = 4100;
 /** A media type without parameters, in lower case: `Text/HTML; charset=x` → `text/html`. */
 export const essence = (contentType: string): string => contentType.split(';')[0]!.trim().toLowerCase();
 
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const QUOTED = '"(?:[\\t !#-\\[\\]-~]|\\\\[\\t -~])*"';
+/** RFC 9110 media-type: type "/" subtype *( OWS ";" OWS [ parameter ] ), ASCII only. */
+const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(?:[\\t ]*;[\\t ]*(?:${TOKEN}=(?:${TOKEN}|${QUOTED}))?)*$`);
+
+/** The longest content type kept: RFC 6838 allows 127 characters for each name, and a few parameters beside. */
+export const MAX_MEDIA_TYPE_CHARS = 255;
+
+/**
+ * True for a valid media type (RFC 9110 section 8.3.1) of at most MAX_MEDIA_TYPE_CHARS: what may be
+ * kept as a document's type and sent back as its Content-Type. Anything else (non-ASCII, control
+ * characters, no subtype) Node would refuse as a header, or a browser would misread.
+ */
+export const isMediaType = (value: string): boolean => value.length <= MAX_MEDIA_TYPE_CHARS && MEDIA_TYPE.test(value);
+
 /** Names for one type that browsers and operating systems send interchangeably. */
 const ALIASES: Record<string, string> = {
   'image/jpg': 'image/jpeg',

@@ -14,11 +14,15 @@ test('cleanFilename takes control characters out of an uploaded name', () => {
   for (const [given, kept] of cases) assert.equal(cleanFilename(given), kept, JSON.stringify(given));
 });
 
-test('cleanContentType keeps a declared type unless it holds control characters', () => {
+test('cleanContentType keeps a declared type only when it is a valid media type', () => {
   const cases: [string | undefined, string][] = [
     ['application/pdf', 'application/pdf'],
     ['text/plain; charset=utf-8', 'text/plain; charset=utf-8'],
+    ['  image/png ', 'image/png'],
     ['application/p\u0000df', 'application/octet-stream'],
+    ['text/plain\u0100', 'application/octet-stream'],
+    ['text/plain; name="résumé"', 'application/octet-stream'],
+    ['pdf', 'application/octet-stream'],
     ['', 'application/octet-stream'],
     [undefined, 'application/octet-stream'],
   ];

@@ -1,4 +1,4 @@
-import { servedInline } from './content-types.js';
+import { isMediaType, servedInline } from './content-types.js';
 import type { DocumentType } from './model.js';
 
 /** Every document's key starts with this; the reconciler looks at nothing else in a store. */
@@ -48,7 +48,12 @@ function shortened(name: string, max: number): string {
   return chars.slice(0, max - extension.length).join('') + extension.join('');
 }
 
-/** The part's declared type as it is kept: one holding control characters is no type at all. */
-export const cleanContentType = (declared: string | undefined): string =>
-  // eslint-disable-next-line no-control-regex
-  declared && !/[\u0000-\u001f\u007f]/.test(declared) ? declared : 'application/octet-stream';
+/**
+ * The declared type as it is kept: one that is not a valid media type (non-ASCII, control
+ * characters, no subtype: `text/plain\u0100`) is no type at all, application/octet-stream, so that
+ * every stored document can be served with its type. Never refused: the file itself is fine.
+ */
+export const cleanContentType = (declared: string | undefined): string => {
+  const type = declared?.trim();
+  return type && isMediaType(type) ? type : 'application/octet-stream';
+};

@@ -93,7 +93,7 @@ export async function receiveUpload(req: FastifyRequest, deps: Deps, actor: Acto
         spoolPath = path.join(deps.config.dataDir, 'tmp', `upload-${randomUUID()}`);
         const target = spoolPath;
         await received.into(async (body) => {
-          const out = fs.createWriteStream(target);
+          const out = (await createSpoolFile(target)).createWriteStream();
           // Settle only once the file is closed: one refused before it opened would otherwise appear after the cleanup below.
           const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
           await pipeline(body, out).finally(() => closed);
@@ -161,6 +161,15 @@ export async function readUploadRequest(req: FastifyRequest, max: number): Promi
     throw err instanceof AppError ? err : errors.malformedMultipart();
   }
   return summary;
+}
+
+/** A new spool file; DATA_DIR/tmp made again when it has gone (an operator cleaning up while the service runs). */
+async function createSpoolFile(file: string): Promise<fs.promises.FileHandle> {
+  return fs.promises.open(file, 'wx').catch(async (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+    await fs.promises.mkdir(path.dirname(file), { recursive: true });
+    return fs.promises.open(file, 'wx');
+  });
 }
 
 const present = (v: string | undefined): v is string => v !== undefined && v.trim() !== '';

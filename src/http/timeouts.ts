@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 
@@ -20,10 +21,11 @@ export interface BodyTimeouts {
  * connection (and a file descriptor) forever. Node bounds the headers (headersTimeout); this bounds
  * what follows: a whole-body deadline for JSON, an idle limit for uploads, which may take as long
  * as they keep sending. On expiry the client gets 408 {"error": …} if an answer can still be sent,
- * and the connection is closed, which fails the request's body: an upload stores nothing.
+ * and the connection is closed, which fails the request's body: an upload stores nothing. A body
+ * answered before it was in is read to its end within the drain limits, so the answer reaches the client.
  */
-export function registerBodyTimeouts(app: FastifyInstance, limits: BodyTimeouts): void {
-  closeAfterEarlyAnswers(app);
+export function registerBodyTimeouts(app: FastifyInstance, limits: BodyTimeouts & DrainLimits): void {
+  drainAfterEarlyAnswers(app, limits);
   app.addHook('onRequest', async (req, reply) => {
     const raw = req.raw;
     if (raw.complete || !hasBody(raw.headers)) return;
@@ -46,25 +48,57 @@ export function registerBodyTimeouts(app: FastifyInstance, limits: BodyTimeouts)
   });
 }
 
-/** How long a connection answered before its body was in may still take to say goodbye. */
-const LINGER_MS = 2_000;
+/** How much of a body that will not be used is still read after an early answer (README, Timeouts). */
+export interface DrainLimits {
+  /** UNREAD_BODY_DRAIN_MS: the rest must have arrived this long after the answer. */
+  drainMs: number;
+  /** UNREAD_BODY_DRAIN_BYTES: at most this much of it is read. */
+  drainBytes: number;
+}
 
 /**
- * An answer sent before its request's body is in (a 401, a refused upload, an error) ends the
- * connection: otherwise Node would go on reading the rest of the body for as long as the client
- * cared to send it, a connection held by anyone, signed in or not. The socket lingers briefly so
- * the answer reaches the client before the unread rest is dropped.
+ * An answer sent before its request's body is in (a 401, a refused upload, an error) is followed
+ * by reading the rest of the body and dropping it: a client that is still sending would otherwise
+ * meet a closed connection, and the reset that follows destroys the answer it has not yet read
+ * (Node's fetch reports EPIPE instead of 401). Reading is bounded, so nobody holds a connection by
+ * sending forever: past the limits the connection is closed.
  */
-function closeAfterEarlyAnswers(app: FastifyInstance): void {
+function drainAfterEarlyAnswers(app: FastifyInstance, limits: DrainLimits): void {
   app.addHook('onSend', async (req, reply, payload) => {
-    if (req.raw.complete || !hasBody(req.raw.headers)) return payload;
-    reply.header('connection', 'close');
-    reply.raw.once('finish', () => {
-      const socket = req.raw.socket;
-      if (socket && !socket.destroyed) setTimeout(() => socket.destroy(), LINGER_MS).unref();
-    });
+    // A connection already meant to close (a body that timed out, shutdown) is not kept for its body.
+    if (req.raw.complete || !hasBody(req.raw.headers) || /close/i.test(String(reply.getHeader('connection') ?? ''))) return payload;
+    drainUnreadBody(req.raw, limits);
     return payload;
   });
+}
+
+/**
+ * Reads and drops what is left of a request body that was answered already, then leaves the
+ * connection to keep-alive; past `drainMs` or `drainBytes` the connection is closed instead. For
+ * answers sent outside Fastify's reply (the tus server's), call it once the answer is out.
+ */
+export function drainUnreadBody(req: IncomingMessage, { drainMs, drainBytes }: DrainLimits): void {
+  const socket = req.socket;
+  if (req.complete || req.destroyed || !socket || socket.destroyed) return;
+  let read = 0;
+  const stop = () => {
+    clearTimeout(deadline);
+    req.off('data', count).off('end', stop);
+    socket.off('close', stop);
+  };
+  const cut = () => {
+    stop();
+    socket.destroy();
+  };
+  const count = (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > drainBytes) cut();
+  };
+  const deadline = setTimeout(cut, drainMs).unref();
+  // A listener of our own (rather than Node's dump, which drops bytes unseen) so they can be counted.
+  req.on('data', count).once('end', stop);
+  socket.once('close', stop);
+  req.resume();
 }
 
 const hasBody = (headers: FastifyRequest['headers']) =>

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Metadata, Server } from '@tus/server';
@@ -10,6 +10,7 @@ import { cleanContentType, cleanFilename } from '../domain/documents.js';
 import type { Actor, DocumentType, FileUpload, Project } from '../domain/model.js';
 import type { ResumableUpload } from '../db/store.js';
 import { AppError, errors } from '../errors.js';
+import { drainUnreadBody } from '../http/timeouts.js';
 import { newId } from '../ids.js';
 import { admitType } from './admit-type.js';
 import { checkUpload } from './checks.js';
@@ -17,7 +18,7 @@ import { DocumentInspector, detectType } from './inspect.js';
 import { LeaseLocker } from './lease-locker.js';
 import { admitAndPlace } from './place.js';
 import { RunningHashes } from './running-hash.js';
-import { sendTusResponse, tusRequest } from './tus-request.js';
+import { type TusRequest, sendTusResponse, tusRequest } from './tus-request.js';
 import { type ResumableStore, createResumableStore } from './tus-store.js';
 
 export const RESUMABLE_PATH = '/api/resumable-uploads';
@@ -30,12 +31,19 @@ interface CheckedCreation {
   contentType: string;
 }
 
-/** The session's actor (and, on a creation, what was checked) of a request the tus server is handling. */
-const requests = new WeakMap<IncomingMessage, { actor: Actor; created?: CheckedCreation }>();
+/**
+ * The session's actor (and, on a creation, what was checked) of a request the tus server is
+ * handling, and work left for once its answer is made (`afterAnswer`).
+ */
+const requests = new WeakMap<IncomingMessage, { actor: Actor; created?: CheckedCreation; afterAnswer?: () => Promise<void> }>();
 
-type TusRequest = { runtime?: { node?: { req: IncomingMessage } } };
+type NodeRuntime = { runtime?: { node?: { req: IncomingMessage; res: ServerResponse } } };
+const nodeOf = ({ request }: TusRequest) => {
+  const node = (request as NodeRuntime).runtime!.node!;
+  return { raw: node.req, res: node.res };
+};
 const contextOf = (req: unknown) => {
-  const node = (req as TusRequest).runtime?.node?.req;
+  const node = (req as NodeRuntime).runtime?.node?.req;
   const context = node && requests.get(node);
   if (!context) throw new Error('resumable upload request without its session');
   return context;
@@ -53,6 +61,7 @@ const tusError = (status: number, message: string) => ({ status_code: status, bo
  * recordDocument) on the assembled bytes, hashed while they arrived where this instance saw them all.
  */
 export async function createResumableUploads(deps: Deps, log: { error(obj: object, msg: string): void }) {
+  const drain = { drainMs: deps.config.timeouts.drainMs, drainBytes: deps.config.timeouts.drainBytes };
   const bytes = await createResumableStore(deps.config);
   const hashes = new RunningHashes();
   hashes.follow(bytes.datastore);
@@ -67,6 +76,12 @@ export async function createResumableUploads(deps: Deps, log: { error(obj: objec
     allowedOrigins: [],
     disableTerminationForFinishedUploads: true,
     namingFunction: () => newId(),
+    // A failure of ours (not one of tus's own errors, nor a refusal we made) is logged, and answered without its details.
+    onResponseError: (_req, err) => {
+      if ('status_code' in err) return undefined;
+      log.error({ err }, 'resumable upload request failed');
+      return tusError(500, 'Upload failed');
+    },
     onUploadCreate: async (req, upload) => {
       const { actor, created } = contextOf(req);
       if (!created) throw new Error('creation without its checks');
@@ -74,15 +89,17 @@ export async function createResumableUploads(deps: Deps, log: { error(obj: objec
       return {};
     },
     onUploadFinish: async (req, upload) => {
-      const { actor } = contextOf(req);
+      const context = contextOf(req);
       const row = await deps.store.resumableUploads.find(upload.id);
       // A repeated last PATCH (its answer was lost) finds the completion done or under way.
       if (!row || !(await deps.store.resumableUploads.claimFinish(upload.id, new Date().toISOString()))) return {};
       const discard = () => bytes.discard(upload.id).catch((err: unknown) => log.error({ err }, 'could not remove a finished resumable upload'));
       try {
-        const file = await completeResumable(deps, actor, row, bytes, upload.offset, await hashes.take(upload.id, upload.offset));
+        const file = await completeResumable(deps, context.actor, row, bytes, upload.offset, await hashes.take(upload.id, upload.offset));
         await deps.store.resumableUploads.finished(upload.id, { fileUploadId: file.id });
-        await discard();
+        // A creation that carried the whole file (creation-with-upload) still reads the upload to make its answer.
+        if (req.method === 'POST') context.afterAnswer = discard;
+        else await discard();
         return {};
       } catch (err) {
         const refusal = err instanceof AppError;
@@ -102,6 +119,9 @@ export async function createResumableUploads(deps: Deps, log: { error(obj: objec
     /** Specification 4.1 checks 1–7 (and the size and type rules) on a creation, before a byte is accepted; throws the refusal. */
     async checkCreation(raw: IncomingMessage, actor: Actor): Promise<void> {
       const meta = parseMetadata(raw.headers['upload-metadata']);
+      // As POST /api/upload refuses NUL in its fields, first: PostgreSQL's text cannot hold it (http/nul.ts).
+      const nul = Object.keys(meta).find((key) => meta[key]?.includes('\u0000'));
+      if (nul !== undefined) throw errors.invalidField(`Upload-Metadata ${nul}`, 'must not contain NUL characters');
       const length = raw.headers['upload-length'];
       const deferred = raw.headers['upload-defer-length'] === '1';
       const hasFile = Boolean(meta.filename?.trim()) && (deferred || (length !== undefined && Number(length) > 0));
@@ -118,9 +138,31 @@ export async function createResumableUploads(deps: Deps, log: { error(obj: objec
       if (!row || row.userId !== actor.id) throw errors.resumableNotFound();
       return row;
     },
-    async handle(raw: IncomingMessage, res: import('node:http').ServerResponse, actor: Actor): Promise<void> {
+    /** The request as the tus server reads it; made before the reply is handed over, so a failure here is still answered. */
+    prepare(raw: IncomingMessage, res: ServerResponse): TusRequest {
+      // RFC 9112 3.2: a Host that is not a host is a 400 (it would also fail the URL the tus server reads).
+      if (raw.headers.host !== undefined && !isHost(raw.headers.host)) throw errors.invalidHost();
+      return tusRequest(raw, res);
+    },
+    /**
+     * Lets the tus server handle the request and sends its answer (errors in JSON). A terminated
+     * upload is forgotten (its result is then 404); a body left unread is drained as any early answer's.
+     */
+    async handle(prepared: TusRequest, actor: Actor, uploadId?: string): Promise<void> {
+      const { raw, res } = nodeOf(prepared);
       if (!requests.has(raw)) requests.set(raw, { actor });
-      await sendTusResponse(res, await server.handleWeb(tusRequest(raw, res)));
+      try {
+        const response = await server.handleWeb(prepared.request);
+        await requests.get(raw)?.afterAnswer?.();
+        if (raw.method === 'DELETE' && response.status === 204 && uploadId) await deps.store.resumableUploads.remove(uploadId);
+        await sendTusResponse(res, response, prepared.bodyBroken());
+      } catch (err) {
+        log.error({ err }, 'resumable upload request failed');
+        await sendTusResponse(res, new Response(JSON.stringify({ error: 'Upload failed' }), { status: 500, headers: { 'tus-resumable': '1.0.0' } }));
+      } finally {
+        prepared.release();
+        drainUnreadBody(raw, drain);
+      }
     },
     /** Removes unfinished uploads past RESUMABLE_UPLOAD_EXPIRY_HOURS (their bytes and records) and leases left by instances that died. */
     async cleanUpExpired(): Promise<void> {
@@ -133,6 +175,15 @@ export async function createResumableUploads(deps: Deps, log: { error(obj: objec
 }
 
 export type ResumableUploads = Awaited<ReturnType<typeof createResumableUploads>>;
+
+/** A Host header that names a host (and port) and nothing else. */
+function isHost(value: string): boolean {
+  try {
+    return new URL(`http://${value}`).host === value.toLowerCase().replace(/:80$/, '');
+  } catch {
+    return false;
+  }
+}
 
 function parseMetadata(header: string | string[] | undefined): Record<string, string | undefined> {
   if (typeof header !== 'string') return {};

@@ -1,5 +1,5 @@
 import fastifyStatic from '@fastify/static';
-import { dispositionFor } from '../../domain/documents.js';
+import { cleanContentType, dispositionFor } from '../../domain/documents.js';
 import { errors } from '../../errors.js';
 import { LocalStorage } from '../../storage/local/index.js';
 import type { App, RouteContext } from './context.js';
@@ -28,7 +28,8 @@ export async function fileRoutes(app: App, { deps }: RouteContext) {
       const key = (req.params as { '*': string })['*'];
       const file = await deps.store.files.findByStorageKey(key);
       if (!file) throw errors.notFound();
-      reply.header('content-type', file.contentType);
+      // Kept before types were checked as they came in, an invalid type would fail every download (Node refuses the header).
+      reply.header('content-type', cleanContentType(file.contentType));
       reply.header('x-content-type-options', 'nosniff');
       reply.header('content-security-policy', "sandbox; default-src 'none'");
       reply.header('content-disposition', dispositionFor(file.contentType, file.filename, file.detectedType));

@@ -31,6 +31,12 @@ export async function resumableRoutes(app: App, { deps, hooks }: RouteContext) {
     clearInterval(sweep);
   });
 
+  // Our own answers on the tus endpoints (the session and the checks refusing) carry the protocol's header too, as @tus/server's do.
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (req.method !== 'GET') reply.header('tus-resumable', '1.0.0');
+    return payload;
+  });
+
   const tusRoute = { tags: ['documents'] };
   app.route({
     method: ['POST', 'OPTIONS'],
@@ -44,13 +50,14 @@ export async function resumableRoutes(app: App, { deps, hooks }: RouteContext) {
         'Headers Tus-Resumable: 1.0.0, Upload-Length, Upload-Metadata with projectId, fileType, filename, filetype. ' +
         "Runs specification 4.1 checks 1–7 before a byte is accepted and answers a refusal with the specification's status and {\"error\": message}; " +
         'then 413 past MAX_UPLOAD_BYTES, 415 for a declared type outside UPLOAD_ALLOWED_TYPES. 201 with Location: the upload\'s URL.',
-      response: { 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 413: errorRef, 415: errorRef },
+      response: { 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 412: errorRef, 413: errorRef, 415: errorRef },
     },
     handler: async (req, reply) => {
       const actor = actorOf(req);
       if (req.method === 'POST') await tus.checkCreation(req.raw, actor);
+      const prepared = tus.prepare(req.raw, reply.raw);
       reply.hijack();
-      await tus.handle(req.raw, reply.raw, actor);
+      await tus.handle(prepared, actor);
     },
   });
 
@@ -63,16 +70,19 @@ export async function resumableRoutes(app: App, { deps, hooks }: RouteContext) {
       ...tusRoute,
       summary: 'A resumable upload: HEAD (offset), PATCH (the next bytes), DELETE (give it up)',
       description:
-        'tus 1.0 core and termination. The last PATCH runs the same steps as POST /api/upload (checks 4–7 again, the type rule, steps 8–11); ' +
+        'tus 1.0 core and termination (a finished upload cannot be terminated: 409). The last PATCH runs the same steps as POST /api/upload (checks 4–7 again, the type rule, steps 8–11); ' +
         "a refusal then answers with the specification's status and {\"error\": message}. Another user's upload is 404.",
       params: IdParams,
-      response: { 401: errorRef, 404: errorRef },
+      response: { 400: errorRef, 401: errorRef, 404: errorRef, 409: errorRef, 413: errorRef, 415: errorRef, 423: errorRef },
     },
     handler: async (req, reply) => {
       const actor = actorOf(req);
-      if (req.method !== 'OPTIONS') await tus.checkOwner(req.params.id, actor);
+      const row = req.method === 'OPTIONS' ? undefined : await tus.checkOwner(req.params.id, actor);
+      // Its bytes are gone once complete, so the tus server would call it unknown while its result stands.
+      if (req.method === 'DELETE' && row?.finishing) throw errors.resumableFinished();
+      const prepared = tus.prepare(req.raw, reply.raw);
       reply.hijack();
-      await tus.handle(req.raw, reply.raw, actor);
+      await tus.handle(prepared, actor, req.params.id);
     },
   });
 
@@ -83,7 +93,7 @@ export async function resumableRoutes(app: App, { deps, hooks }: RouteContext) {
       schema: {
         tags: ['documents'],
         summary: 'The document a finished resumable upload made',
-        description: 'The same {id, url, filename, size} POST /api/upload answers; a refused completion answers its refusal again; 409 while unfinished.',
+        description: 'The same {id, url, filename, size} POST /api/upload answers; a refused completion answers its refusal again; 409 while unfinished; 404 once terminated (DELETE).',
         params: IdParams,
         response: { 200: UploadResult, 401: errorRef, 404: errorRef, 409: errorRef },
       },

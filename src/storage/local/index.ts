@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { type Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type FileStorage, type IncompleteWrite, type ListableStorage, type ObjectLocation, type StoredObject, ObjectExistsError, ObjectMissingError, objectKey } from '../types.js';
 
@@ -29,17 +29,50 @@ export class LocalStorage implements FileStorage, ListableStorage {
 
   async put(location: ObjectLocation, body: Readable): Promise<{ url: string }> {
     const temporary = path.join(this.root, INCOMING, randomUUID());
-    await this.#folder(path.dirname(temporary));
+    const handle = await this.#create(temporary);
     try {
-      // flush: fsync before close, so what is moved into place is on disk, not only in the page cache.
-      await pipeline(body, fs.createWriteStream(temporary, { flags: 'wx', flush: true, highWaterMark: WRITE_BUFFER_BYTES }));
+      await pipeline(body, into(handle));
+      // Flushed before it is moved into place: what appears under the key is on disk, not only in the page cache.
+      await handle.sync();
+      await this.#keepTemporary(temporary, handle);
     } catch (err) {
-      // The folder of the temporary files may have gone (by hand, a restore): made again next time.
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') this.#folders.clear();
       await removeQuietly(temporary);
       throw err;
+    } finally {
+      await handle.close();
     }
     return this.#place(temporary, location);
+  }
+
+  /** A new file (never over an existing one), open for reading too, its folder made again when it has gone (by hand, a restore, a test harness). */
+  async #create(file: string): Promise<fs.promises.FileHandle> {
+    await this.#folder(path.dirname(file));
+    return fs.promises.open(file, 'wx+').catch(async (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+      await this.#folder(path.dirname(file), true);
+      return fs.promises.open(file, 'wx+');
+    });
+  }
+
+  /**
+   * The temporary file's name removed while it was written (its folder cleaned up meanwhile): the
+   * bytes are still there through the open handle, so they are written under the name again.
+   */
+  async #keepTemporary(temporary: string, handle: fs.promises.FileHandle): Promise<void> {
+    if (await fs.promises.access(temporary).then(() => true, () => false)) return;
+    const again = await this.#create(temporary);
+    try {
+      const buffer = Buffer.allocUnsafe(WRITE_BUFFER_BYTES);
+      for (let position = 0; ; ) {
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+        if (!bytesRead) break;
+        await writeAll(again, [buffer.subarray(0, bytesRead)]);
+        position += bytesRead;
+      }
+      await again.sync();
+    } finally {
+      await again.close();
+    }
   }
 
   /**
@@ -212,6 +245,27 @@ async function writeLarge(file: string, bytes: readonly Buffer[]): Promise<void>
 function remainder(bytes: readonly Buffer[], written: number): { bytes: Buffer; total: number } | null {
   const total = bytes.reduce((n, b) => n + b.length, 0);
   return written < total ? { bytes: Buffer.concat(bytes as Buffer[]), total } : null;
+}
+
+/**
+ * A stream writing into an open file, which stays open (and its own) whatever happens to the
+ * stream: Node's file streams close their descriptor when destroyed, as a failed pipeline does.
+ * Chunks that arrive while a write is under way go out together (writev), up to WRITE_BUFFER_BYTES.
+ */
+function into(handle: fs.promises.FileHandle): Writable {
+  return new Writable({
+    highWaterMark: WRITE_BUFFER_BYTES,
+    writev(chunks, callback) {
+      writeAll(handle, chunks.map((c) => c.chunk as Buffer)).then(() => callback(), callback);
+    },
+  });
+}
+
+/** Writes every byte at the file's position (a write may take fewer bytes than it was given). */
+async function writeAll(handle: fs.promises.FileHandle, chunks: readonly Buffer[]): Promise<void> {
+  let written = (await handle.writev(chunks as Buffer[])).bytesWritten;
+  const rest = remainder(chunks, written);
+  while (rest && written < rest.total) written += (await handle.write(rest.bytes, written, rest.total - written)).bytesWritten;
 }
 
 /** unlink, not rm: rm checks its path synchronously (an lstat on the event loop) before it starts. */
