@@ -10,6 +10,7 @@ import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Deps } from './deps.js';
 import { registerCompression } from './http/compression.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { registerJsonParser } from './http/json-body.js';
 import { nulRefusal } from './http/nul.js';
 import { registerBodyTimeouts } from './http/timeouts.js';
 import { accountRoutes } from './http/routes/account.js';
@@ -99,6 +100,7 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   // TypeBox validates bodies as sent (no coercion, unknown fields refused) and converts only query strings and params.
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   registerErrorHandling(app);
+  registerJsonParser(app);
   registerBodyTimeouts(app, { bodyTimeoutMs: timeouts.bodyMs, uploadIdleTimeoutMs: timeouts.uploadIdleMs });
   app.addSchema(ErrorBody);
   let closing = false;
@@ -108,7 +110,7 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   app.addHook('onRequest', async (_req, reply) => {
     if (closing) return reply.code(503).send({ error: 'Service is shutting down' });
   });
-  // Before validation, so even a field the schema would refuse for another reason is named for its NUL.
+  // Before validation, so even a field the schema would refuse for another reason is named for its NUL or lone surrogate.
   app.addHook('preValidation', async (req) => {
     const refused = nulRefusal(req);
     if (refused) throw refused;

@@ -69,6 +69,8 @@ export const errors = {
 
   passwordWorkBusy: () => new AppError(503, 'Too many sign-ins at once, try again in a moment', { 'retry-after': '1' }),
   invalidCursor: error(400, 'Invalid cursor'),
+  bodyTooDeep: error(400, 'Request body is nested too deeply'),
+  bodyPrototypeKey: error(400, 'Request body must not contain __proto__ or constructor.prototype keys'),
   /** "Point of contact must be the id of an active user": the field as people call it (domain/limits.ts). */
   invalidField: (field: string, detail: string) => new AppError(400, `${labelOf(field)} ${detail}`),
   invalidTransition: (action: string, state: string) => new AppError(409, `Cannot ${action} a project that is ${state}`),

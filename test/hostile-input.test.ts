@@ -124,6 +124,94 @@ describe('NUL characters are a 400 naming the field, before anything is read or 
   });
 });
 
+/** How many activity entries there are: a refused request writes none. */
+const activityCount = async () =>
+  Number((await svc.deps.database.db.selectFrom('activity_log').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+
+describe('deeply nested JSON is a 400 on every JSON endpoint, never a 500', () => {
+  const TOO_DEEP = { error: 'Request body is nested too deeply' };
+  const arrays = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+  const objects = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+
+  test('arrays and objects 10,000 and 100,000 deep, at the top or in a field', async () => {
+    const project = await svc.createProject(adminId, { name: 'Untouched' });
+    const { user: member } = await svc.createUser();
+    const endpoints: [string, string][] = [
+      ['POST', '/api/projects'],
+      ['PATCH', `/api/projects/${project.id}`],
+      ['PATCH', `/api/projects/${project.id}/details`],
+      ['POST', `/api/projects/${project.id}/approve`],
+      ['POST', `/api/projects/${project.id}/cancel`],
+      ['POST', '/api/auth/login'],
+      ['POST', '/api/auth/forgot-password'],
+      ['POST', '/api/auth/reset-password'],
+      ['POST', '/api/team'],
+      ['PATCH', `/api/team/${member.id}`],
+      ['PATCH', '/api/account'],
+      ['POST', '/api/account/password'],
+    ];
+    const activity = await activityCount();
+    for (const depth of [10_000, 100_000]) {
+      for (const body of [arrays(depth), objects(depth), `{"name":${arrays(depth)}}`, `{"note":${objects(depth)}}`]) {
+        for (const [method, path] of endpoints) {
+          assertAnswer(await rawJson(admin, method, path, body), 400, TOO_DEEP, `${method} ${path}, ${depth} deep, ${body.slice(0, 12)}`);
+        }
+      }
+    }
+    const after = await svc.deps.store.projects.findById(project.id);
+    assert.equal(after?.name, 'Untouched');
+    assert.equal(after?.status, 'REQUESTED');
+    assert.equal(await activityCount(), activity, 'no activity written');
+    // What a body of ours needs parses as before.
+    assert.equal((await admin.patch(`/api/projects/${project.id}`, { approval: { status: 'PENDING', note: 'fine' } })).status, 200);
+  });
+});
+
+describe('lone surrogates (valid JSON, refused by PostgreSQL) are a 400 naming the field, on both databases', () => {
+  const lone = (field: string) => ({ error: `${labelOf(field)} must not contain unpaired surrogates (invalid Unicode)` });
+
+  test('in any text that would be stored: projects, lifecycle notes, team, account, login', async () => {
+    const project = await svc.createProject(adminId, { name: 'Untouched' });
+    const { user: member } = await svc.createUser({ name: 'Member Unchanged' });
+    const email = uniqueEmail('surrogate');
+    const activity = await activityCount();
+    const cases: [string, string, string, string][] = [
+      ['POST', '/api/projects', '{"name":"\\ud800"}', 'name'],
+      ['POST', '/api/projects', '{"name":"ok","description":"x\\udc00y"}', 'description'],
+      ['PATCH', `/api/projects/${project.id}`, '{"name":"a\\udbff"}', 'name'],
+      ['PATCH', `/api/projects/${project.id}`, '{"approval":{"status":"APPROVED","note":"\\ud83d"}}', 'approval.note'],
+      ['PATCH', `/api/projects/${project.id}/details`, '{"description":"\\udfff"}', 'description'],
+      ['POST', `/api/projects/${project.id}/approve`, '{"note":"ok \\ud800 then"}', 'note'],
+      ['POST', `/api/projects/${project.id}/reject`, '{"note":"\\udc00"}', 'note'],
+      ['POST', '/api/team', `{"name":"N\\ud800","email":"${email}","password":"pw-long-enough"}`, 'name'],
+      ['POST', '/api/team', `{"name":"N","email":"${email}","password":"pw\\udc00-long-enough"}`, 'password'],
+      ['PATCH', `/api/team/${member.id}`, '{"branch":"\\ud800"}', 'branch'],
+      ['PATCH', '/api/account', '{"name":"\\ud800"}', 'name'],
+      ['POST', '/api/projects', '{"name":"ok","x\\udc00":1}', 'x\\udc00'],
+    ];
+    for (const [method, path, text, field] of cases) assertAnswer(await rawJson(admin, method, path, text), 400, lone(field), `${method} ${path} ${text}`);
+    // A pair (an emoji) is text like any other.
+    const emoji = await rawJson(admin, 'PATCH', `/api/projects/${project.id}/details`, '{"description":"print \\ud83d\\ude00"}');
+    assert.equal(emoji.status, 200, emoji.text);
+    assert.equal(emoji.body.description, 'print 😀');
+
+    const after = await svc.deps.store.projects.findById(project.id);
+    assert.equal(after?.name, 'Untouched');
+    assert.equal(after?.status, 'REQUESTED');
+    assert.equal(await activityCount(), activity + 1, 'only the emoji edit wrote activity');
+    assert.equal((await svc.deps.store.users.findById(member.id))?.branch, null);
+    assert.equal(await svc.deps.store.users.emailTaken(email), false);
+  });
+
+  test('login: a lone surrogate in the email or password is a 400, not a counted failure', async () => {
+    const { email, password } = await svc.createUser();
+    for (let i = 0; i < 6; i++) {
+      assertAnswer(await rawJson(new Client(svc.url), 'POST', '/api/auth/login', `{"email":"${email}","password":"x\\ud800"}`), 400, lone('password'));
+    }
+    assert.equal((await new Client(svc.url).post('/api/auth/login', { email, password })).status, 200);
+  });
+});
+
 describe('cursors are decoded strictly', () => {
   const encode = (s: string) => Buffer.from(s).toString('base64url');
   const foreign = [
