@@ -17,6 +17,14 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * A body refused before the route runs (too large, of a type no parser reads, a Content-Length
+ * that lies) is the caller's mistake with its own status, even on a route whose unexpected
+ * failures are the specification's 500. A malformed JSON body is not among them: the
+ * specification puts it under team POST's 500.
+ */
+const REFUSED_BEFORE_THE_ROUTE = new Set(['FST_ERR_CTP_BODY_TOO_LARGE', 'FST_ERR_CTP_INVALID_MEDIA_TYPE', 'FST_ERR_CTP_INVALID_CONTENT_LENGTH']);
+
 /** The one place errors become HTTP answers. Every answer is {"error": message}. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
@@ -28,7 +36,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.code(400).send({ error: validationMessage(err) });
     }
     const failure = req.routeOptions.config?.failure;
-    if (failure) {
+    if (failure && !REFUSED_BEFORE_THE_ROUTE.has(err.code)) {
       req.log.error({ err }, 'request failed');
       return reply.code(500).send({ error: failure.exposeMessage && err.message ? err.message : failure.message });
     }
