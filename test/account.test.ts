@@ -85,6 +85,24 @@ describe('GET and PATCH /api/account', () => {
     assert.deepEqual((await client.get('/api/account')).body.emailPreferences, { approvals: true, pi: true, progress: true, documents: false });
   });
 
+  test('only the known email categories: unknown keys are a 400 naming one, and nothing is stored', async () => {
+    const { user, client } = await svc.signIn('CLIENT');
+    const optouts = async () => (await svc.deps.database.db.selectFrom('email_optouts').select('category').where('user_id', '=', user.id).execute()).map((r) => r.category);
+    const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, false]));
+    for (const [what, prefs] of [
+      ['one unknown key beside a known one', { progress: false, bogus: false }],
+      ['4,000 unknown keys', many(4_000)],
+      ['17,000 unknown keys', many(17_000)],
+      ['33,000 unknown keys', many(33_000)],
+    ] as const) {
+      const res = await client.patch('/api/account', { emailPreferences: prefs });
+      assert.equal(res.status, 400, `${what}: ${res.text.slice(0, 200)}`);
+      assert.match(res.body.error, /^emailPreferences\.(bogus|k0) is not a known field$/, what);
+      assert.deepEqual(await optouts(), [], `${what}: nothing stored`);
+    }
+    assert.deepEqual((await client.get('/api/account')).body.emailPreferences, { approvals: true, pi: true, progress: true, documents: true });
+  });
+
   test('a switched-off category sends nothing; the others still arrive', async () => {
     const admin = await svc.signIn('ADMIN');
     const poc = await svc.signIn('POC', { email: 'prefs-poc@example.com' });

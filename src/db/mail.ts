@@ -1,4 +1,4 @@
-import type { EmailCategory } from '../mail/rules.js';
+import { EMAIL_CATEGORIES, type EmailCategory } from '../mail/rules.js';
 import type { Database, DB } from './index.js';
 import { reusable } from './reusable.js';
 
@@ -160,9 +160,9 @@ export function emailOptoutsRepo(db: DB) {
       const rows = await db.selectFrom('email_optouts').select('category').where('user_id', '=', userId).execute();
       return rows.map((r) => r.category as EmailCategory);
     },
-    /** Switches each given category on (true) or off (false). */
+    /** Switches each given category on (true) or off (false); anything but a known category is no row of ours. */
     async set(userId: string, choices: Partial<Record<EmailCategory, boolean>>): Promise<void> {
-      const entries = Object.entries(choices) as [EmailCategory, boolean][];
+      const entries = (Object.entries(choices) as [EmailCategory, boolean][]).filter(([c]) => EMAIL_CATEGORIES.includes(c));
       const on = entries.filter(([, v]) => v).map(([c]) => c);
       const off = entries.filter(([, v]) => !v).map(([c]) => c);
       if (on.length) await db.deleteFrom('email_optouts').where('user_id', '=', userId).where('category', 'in', on).execute();

@@ -64,7 +64,8 @@ const TYPE_WORDS: Record<string, string> = { string: 'text', boolean: 'true or f
 function validationMessage(err: FastifyError): string {
   const all = err.validation as unknown as Complaint[];
   // Of a value's complaints, the list of allowed values says the most; a refused extra field says it plainly.
-  const first = all.find((c) => c.keyword === 'enum') ?? all.find((c) => c.keyword === 'additionalProperties') ?? all[0]!;
+  // (TypeBox also reports each extra field as a `false` schema at its own path, and may list only those when there are many.)
+  const first = all.find((c) => c.keyword === 'enum') ?? all.find((c) => c.keyword === 'additionalProperties' || c.keyword === 'boolean') ?? all[0]!;
   const path = first.instancePath.split('/').filter(Boolean);
   let detail = first.message ?? 'is invalid';
   const limit = first.params.limit;
@@ -84,6 +85,9 @@ function validationMessage(err: FastifyError): string {
       detail = 'is not a known field';
       break;
     }
+    case 'boolean':
+      detail = 'is not a known field';
+      break;
     case 'type': {
       const types = String(first.params.type ?? '').split(',').filter((t) => t !== 'null');
       detail = `must be ${types.map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`;

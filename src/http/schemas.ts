@@ -145,7 +145,8 @@ export const AccountChange = Type.Object(
   {
     name: Type.Optional(Type.String({ maxLength: 200 })),
     phone: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()])),
-    emailPreferences: Type.Optional(Type.Partial(Type.Object(emailPreferenceFields, { additionalProperties: false }))),
+    // Type.Partial makes a new object schema and drops the options of the one it is given: they go on the Partial.
+    emailPreferences: Type.Optional(Type.Partial(Type.Object(emailPreferenceFields), { additionalProperties: false })),
   },
   { additionalProperties: false },
 );
