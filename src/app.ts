@@ -134,7 +134,12 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   await app.register(swagger, {
     openapi: {
       info: { title: 'Print-order project service', version: '1.0.0', description: 'Projects, approvals, PI verification and document uploads.' },
-      components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'session' } } },
+      components: {
+        securitySchemes: {
+          session: { type: 'apiKey', in: 'cookie', name: 'session' },
+          metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN' },
+        },
+      },
       security: [{ session: [] }],
     },
   });
@@ -142,6 +147,11 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const context: RouteContext = { deps, hooks: sessionHooks(app, deps) };
+  // The document's default is the session cookie; a route that asks for none (login, health, …) says so itself.
+  app.addHook('onRoute', (route) => {
+    const guarded = [route.onRequest ?? []].flat().some((hook) => hook === context.hooks.requireSession || hook === context.hooks.requireAdmin);
+    if (!guarded && route.schema && route.schema.security === undefined) route.schema.security = [];
+  });
   for (const routes of [authRoutes, accountRoutes, teamRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes]) {
     await app.register(routes, context);
   }
