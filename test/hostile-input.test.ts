@@ -257,6 +257,45 @@ describe('login throttling under concurrency', () => {
     assert.equal((await new Client(svc.url).post('/api/auth/login', { email, password })).status, 429);
   });
 
+  test('50 simultaneous sign-ins with the right password for one account all succeed (failures are counted, not attempts)', async () => {
+    const { email, password } = await svc.createUser();
+    const answers = await Promise.all(Array.from({ length: 50 }, () => new Client(svc.url).post('/api/auth/login', { email, password })));
+    assert.deepEqual(answers.map((r) => r.status), answers.map(() => 200), answers.map((r) => r.text).filter((t) => !t.includes('"user"')).join(' | '));
+  });
+
+  test('an office behind one address: 40 people signing in at once, more than the address limit (20), all succeed', async () => {
+    const people = await Promise.all(Array.from({ length: 40 }, () => svc.createUser()));
+    const answers = await Promise.all(people.map(({ email, password }) => new Client(svc.url).post('/api/auth/login', { email, password })));
+    assert.deepEqual(answers.map((r) => r.status), answers.map(() => 200));
+  });
+
+  test('the right password is refused only once the failures reached the limit: 4 failures, then 20 at once with it all succeed', async () => {
+    const { email, password } = await svc.createUser();
+    for (let i = 0; i < 4; i++) assert.equal((await new Client(svc.url).post('/api/auth/login', { email, password: `wrong-${i}` })).status, 401);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => new Client(svc.url).post('/api/auth/login', { email, password })));
+    assert.deepEqual(answers.map((r) => r.status), answers.map(() => 200));
+    // The right password cleared the failures: five more wrong ones are checked before the 429.
+    for (let i = 0; i < 5; i++) assert.equal((await new Client(svc.url).post('/api/auth/login', { email, password: `again-${i}` })).status, 401, `failure ${i + 1}`);
+    assertAnswer(await new Client(svc.url).post('/api/auth/login', { email, password }), 429, { error: 'Too many login attempts, try again later' });
+  });
+
+  test('two instances sharing the database: 30 wrong passwords at once give 5 guesses in all; 40 right ones all succeed', async () => {
+    const second = await startTestService({ sharedDatabase: svc.deps.config.database, env: { LOGIN_MAX_FAILURES_PER_EMAIL: '5', LOGIN_MAX_FAILURES_PER_ADDRESS: '20' } });
+    try {
+      const urls = [svc.url, second.url];
+      const attacked = await svc.createUser();
+      const wrong = await Promise.all(Array.from({ length: 30 }, (_, i) => new Client(urls[i % 2]!).post('/api/auth/login', { email: attacked.email, password: `wrong-${i}` })));
+      const statuses = wrong.map((r) => r.status);
+      assert.equal(statuses.filter((s) => s === 401).length, 5, statuses.join(','));
+      assert.equal(statuses.filter((s) => s === 429).length, 25, statuses.join(','));
+      const { email, password } = await svc.createUser();
+      const right = await Promise.all(Array.from({ length: 40 }, (_, i) => new Client(urls[i % 2]!).post('/api/auth/login', { email, password })));
+      assert.deepEqual(right.map((r) => r.status), right.map(() => 200));
+    } finally {
+      await second.close();
+    }
+  });
+
   test('30 simultaneous wrong passwords for different emails from one address: at most 20 are checked', async () => {
     const other = await startTestService({ env: { LOGIN_MAX_FAILURES_PER_ADDRESS: '20' } });
     try {
