@@ -67,6 +67,11 @@ export const errors = {
   tooManyResetRequests: (retryAfterSeconds: number) =>
     new AppError(429, 'Too many password reset requests, try again later', { 'retry-after': String(retryAfterSeconds) }),
 
+  tooManyResetAttempts: (retryAfterSeconds: number) =>
+    new AppError(429, 'Too many password reset attempts, try again later', { 'retry-after': String(retryAfterSeconds) }),
+  tooManyPasswordAttempts: (retryAfterSeconds: number) =>
+    new AppError(429, 'Too many password attempts, try again later', { 'retry-after': String(retryAfterSeconds) }),
+
   passwordWorkBusy: () => new AppError(503, 'Too many sign-ins at once, try again in a moment', { 'retry-after': '1' }),
   invalidCursor: error(400, 'Invalid cursor'),
   bodyTooDeep: error(400, 'Request body is nested too deeply'),

@@ -183,6 +183,17 @@ export function passwordResetsRepo(db: DB) {
     async create(tokenHash: string, userId: string, now: string, expiresAt: string): Promise<void> {
       await db.insertInto('password_resets').values({ token_hash: tokenHash, user_id: userId, created_at: now, expires_at: expiresAt }).execute();
     },
+    /** The user of a token that is neither used nor expired, or undefined; spends nothing. */
+    async findUsable(tokenHash: string, now: string): Promise<string | undefined> {
+      const row = await db
+        .selectFrom('password_resets')
+        .select('user_id')
+        .where('token_hash', '=', tokenHash)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      return row?.user_id;
+    },
     /** Spends the token in one statement (so two uses at once cannot both succeed): its user, or undefined when unknown, used or expired. */
     async consume(tokenHash: string, now: string): Promise<string | undefined> {
       const row = await db
