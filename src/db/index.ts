@@ -13,6 +13,7 @@ import { documents } from './migrations/007_documents.js';
 import { uploadLocks } from './migrations/008_upload_locks.js';
 import { eventLogIndex } from './migrations/009_event_log_index.js';
 import { loginAttempts } from './migrations/010_login_attempts.js';
+import { serverSecrets } from './migrations/011_server_secrets.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -140,6 +141,7 @@ const migrations = (dialect: Dialect) => ({
   '008_upload_locks': uploadLocks(dialect),
   '009_event_log_index': eventLogIndex(),
   '010_login_attempts': loginAttempts(dialect),
+  '011_server_secrets': serverSecrets(),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));

@@ -114,6 +114,7 @@ function repositories({ db, dialect }: Database) {
     uploadLocks: () => uploadLocksRepo(db),
     activity: () => activityRepo(db, dialect),
     loginFailures: () => loginFailuresRepo(db),
+    secrets: () => secretsRepo(db),
     stats: () => statsRepo(db),
     outbox: () => outboxRepo(db, dialect),
     emailOptouts: () => emailOptoutsRepo(db),
@@ -881,6 +882,21 @@ function loginFailuresRepo(db: DB) {
         })
         .where('key', '=', key)
         .execute();
+    },
+  };
+}
+
+function secretsRepo(db: DB) {
+  return {
+    /** The stored value of a secret, made by `make` and stored the first time: of instances asking at once, the first write wins for all. */
+    async getOrCreate(name: string, make: () => string): Promise<string> {
+      await db
+        .insertInto('server_secrets')
+        .values({ name, value: make() })
+        .onConflict((oc) => oc.column('name').doNothing())
+        .execute();
+      const row = await db.selectFrom('server_secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
+      return row.value;
     },
   };
 }
