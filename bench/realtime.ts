@@ -220,7 +220,7 @@ async function main(): Promise<void> {
         res.setEncoding('utf8');
         res.on('data', (c: string) => {
           text += c;
-          const m = /id: (\d+)\n\n/.exec(text);
+          const m = /id: ([A-Za-z0-9_-]+)\n\n/.exec(text);
           if (m) {
             req.destroy();
             resolve(m[1]!);

@@ -10,6 +10,7 @@ import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Deps } from './deps.js';
 import { registerCompression } from './http/compression.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { registerJsonParser } from './http/json-body.js';
 import { nulRefusal } from './http/nul.js';
 import { registerBodyTimeouts } from './http/timeouts.js';
 import { accountRoutes } from './http/routes/account.js';
@@ -99,6 +100,7 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   // TypeBox validates bodies as sent (no coercion, unknown fields refused) and converts only query strings and params.
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   registerErrorHandling(app);
+  registerJsonParser(app);
   registerBodyTimeouts(app, { bodyTimeoutMs: timeouts.bodyMs, uploadIdleTimeoutMs: timeouts.uploadIdleMs, drainMs: timeouts.drainMs, drainBytes: timeouts.drainBytes });
   app.addSchema(ErrorBody);
   let closing = false;
@@ -108,7 +110,7 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   app.addHook('onRequest', async (_req, reply) => {
     if (closing) return reply.code(503).send({ error: 'Service is shutting down' });
   });
-  // Before validation, so even a field the schema would refuse for another reason is named for its NUL.
+  // Before validation, so even a field the schema would refuse for another reason is named for its NUL or lone surrogate.
   app.addHook('preValidation', async (req) => {
     const refused = nulRefusal(req);
     if (refused) throw refused;
@@ -132,7 +134,12 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   await app.register(swagger, {
     openapi: {
       info: { title: 'Print-order project service', version: '1.0.0', description: 'Projects, approvals, PI verification and document uploads.' },
-      components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'session' } } },
+      components: {
+        securitySchemes: {
+          session: { type: 'apiKey', in: 'cookie', name: 'session' },
+          metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN' },
+        },
+      },
       security: [{ session: [] }],
     },
   });
@@ -140,6 +147,11 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const context: RouteContext = { deps, hooks: sessionHooks(app, deps) };
+  // The document's default is the session cookie; a route that asks for none (login, health, …) says so itself.
+  app.addHook('onRoute', (route) => {
+    const guarded = [route.onRequest ?? []].flat().some((hook) => hook === context.hooks.requireSession || hook === context.hooks.requireAdmin);
+    if (!guarded && route.schema && route.schema.security === undefined) route.schema.security = [];
+  });
   for (const routes of [authRoutes, accountRoutes, teamRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes]) {
     await app.register(routes, context);
   }

@@ -69,8 +69,15 @@ export const errors = {
   tooManyResetRequests: (retryAfterSeconds: number) =>
     new AppError(429, 'Too many password reset requests, try again later', { 'retry-after': String(retryAfterSeconds) }),
 
+  tooManyResetAttempts: (retryAfterSeconds: number) =>
+    new AppError(429, 'Too many password reset attempts, try again later', { 'retry-after': String(retryAfterSeconds) }),
+  tooManyPasswordAttempts: (retryAfterSeconds: number) =>
+    new AppError(429, 'Too many password attempts, try again later', { 'retry-after': String(retryAfterSeconds) }),
+
   passwordWorkBusy: () => new AppError(503, 'Too many sign-ins at once, try again in a moment', { 'retry-after': '1' }),
   invalidCursor: error(400, 'Invalid cursor'),
+  bodyTooDeep: error(400, 'Request body is nested too deeply'),
+  bodyPrototypeKey: error(400, 'Request body must not contain __proto__ or constructor.prototype keys'),
   /** "Point of contact must be the id of an active user": the field as people call it (domain/limits.ts). */
   invalidField: (field: string, detail: string) => new AppError(400, `${labelOf(field)} ${detail}`),
   invalidTransition: (action: string, state: string) => new AppError(409, `Cannot ${action} a project that is ${state}`),

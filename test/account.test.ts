@@ -3,7 +3,11 @@
  * (test/helpers/smtp.ts) receiving the reset links and the project emails.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
+import bcrypt from 'bcrypt';
+import { hashToken } from '../src/actions/auth.js';
 import { assertAnswer } from './helpers/team.js';
 import { Client, type TestService, openEventStream, startTestService } from './helpers/service.js';
 import { type TestSmtpServer, startSmtpServer } from './helpers/smtp.js';
@@ -85,6 +89,24 @@ describe('GET and PATCH /api/account', () => {
     assert.deepEqual((await client.get('/api/account')).body.emailPreferences, { approvals: true, pi: true, progress: true, documents: false });
   });
 
+  test('only the known email categories: unknown keys are a 400 naming one, and nothing is stored', async () => {
+    const { user, client } = await svc.signIn('CLIENT');
+    const optouts = async () => (await svc.deps.database.db.selectFrom('email_optouts').select('category').where('user_id', '=', user.id).execute()).map((r) => r.category);
+    const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, false]));
+    for (const [what, prefs] of [
+      ['one unknown key beside a known one', { progress: false, bogus: false }],
+      ['4,000 unknown keys', many(4_000)],
+      ['17,000 unknown keys', many(17_000)],
+      ['33,000 unknown keys', many(33_000)],
+    ] as const) {
+      const res = await client.patch('/api/account', { emailPreferences: prefs });
+      assert.equal(res.status, 400, `${what}: ${res.text.slice(0, 200)}`);
+      assert.match(res.body.error, /^emailPreferences\.(bogus|k0) is not a known field$/, what);
+      assert.deepEqual(await optouts(), [], `${what}: nothing stored`);
+    }
+    assert.deepEqual((await client.get('/api/account')).body.emailPreferences, { approvals: true, pi: true, progress: true, documents: true });
+  });
+
   test('a switched-off category sends nothing; the others still arrive', async () => {
     const admin = await svc.signIn('ADMIN');
     const poc = await svc.signIn('POC', { email: 'prefs-poc@example.com' });
@@ -132,6 +154,74 @@ describe('POST /api/account/password', () => {
     }
   });
 });
+
+describe('throttling wrong current passwords', () => {
+  test('per user: after LOGIN_MAX_FAILURES_PER_EMAIL (3) wrong current passwords, 429 with Retry-After, the right one too; others unaffected', async () => {
+    const { email, password } = await svc.createUser();
+    const me = await svc.login(email, password);
+    for (let i = 0; i < 3; i++) {
+      assertAnswer(await me.post('/api/account/password', { currentPassword: `wrong-${i}`, newPassword: 'long-enough-1' }), 400, { error: 'Current password is incorrect' }, `failure ${i + 1}`);
+    }
+    for (const currentPassword of ['wrong-again', password]) {
+      const res = await me.post('/api/account/password', { currentPassword, newPassword: 'long-enough-1' });
+      assertAnswer(res, 429, { error: 'Too many password attempts, try again later' }, currentPassword);
+      const retryAfter = Number(res.headers.get('retry-after'));
+      assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 15 * 60, `Retry-After ${res.headers.get('retry-after')}`);
+    }
+    assert.equal((await new Client(svc.url).post('/api/auth/login', { email, password })).status, 200, 'the password did not change');
+    // Someone else changes theirs.
+    const other = await svc.createUser();
+    const them = await svc.login(other.email, other.password);
+    assert.equal((await them.post('/api/account/password', { currentPassword: other.password, newPassword: 'long-enough-2' })).status, 204);
+  });
+
+  test('only failures count: five changes in a row with the right current password all succeed', async () => {
+    let { email, password } = await svc.createUser(); // eslint-disable-line prefer-const
+    const me = await svc.login(email, password);
+    for (let i = 0; i < 5; i++) {
+      const next = `long-enough-${i}-x`;
+      assert.equal((await me.post('/api/account/password', { currentPassword: password, newPassword: next })).status, 204, `change ${i + 1}`);
+      password = next;
+    }
+  });
+
+  test('per client address: after LOGIN_MAX_FAILURES_PER_ADDRESS (4) failures across users, 429; another address is not affected', async () => {
+    const perAddress = await startTestService({ env: { LOGIN_MAX_FAILURES_PER_EMAIL: '1000', LOGIN_MAX_FAILURES_PER_ADDRESS: '4' } });
+    try {
+      for (let i = 0; i < 4; i++) {
+        const { client } = await perAddress.signIn('POC');
+        assert.equal((await client.post('/api/account/password', { currentPassword: 'wrong', newPassword: 'long-enough-1' })).status, 400);
+      }
+      const { user, client, password } = await perAddress.signIn('CLIENT');
+      const res = await client.post('/api/account/password', { currentPassword: password, newPassword: 'long-enough-1' });
+      assertAnswer(res, 429, { error: 'Too many password attempts, try again later' });
+      assert.match(res.headers.get('retry-after') ?? '', /^\d+$/);
+      const elsewhere = await postFrom(perAddress, '127.0.0.2', '/api/account/password', { currentPassword: password, newPassword: 'long-enough-1' }, client.cookie!);
+      assert.equal(elsewhere.status, 204, elsewhere.text);
+      assert.equal((await new Client(perAddress.url).post('/api/auth/login', { email: user.email, password: 'long-enough-1' })).status, 200);
+    } finally {
+      await perAddress.close();
+    }
+  });
+});
+
+/** A JSON POST from a chosen local address (all of 127.0.0.0/8 is loopback on Linux), with a cookie. */
+function postFrom(service: TestService, localAddress: string, path: string, body: unknown, cookie?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${service.url}${path}`,
+      { method: 'POST', localAddress, headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
 
 describe('forgot and reset password', () => {
   test('the whole flow: same answer for unknown emails, a single-use link, every session ended, this browser signed in', async () => {
@@ -201,6 +291,70 @@ describe('forgot and reset password', () => {
     }
     await quiet();
     assert.equal(smtp.to('throttled@example.com').length, 3);
+  });
+});
+
+describe('reset-password: the token first, then the work; unknown tokens throttled per address', () => {
+  const INVALID_LINK = { error: 'This reset link is invalid, used or expired; ask for a new one' };
+  let perAddress: TestService;
+  before(async () => {
+    perAddress = await startTestService({ env: { LOGIN_MAX_FAILURES_PER_EMAIL: '1000', LOGIN_MAX_FAILURES_PER_ADDRESS: '4' } });
+  });
+  after(() => perAddress?.close());
+
+  /** A reset link for the user, made as forgot-password makes it (only its hash stored). */
+  async function linkFor(service: TestService, userId: string): Promise<string> {
+    const token = randomBytes(32).toString('base64url');
+    await service.deps.store.passwordResets.create(hashToken(token), userId, new Date().toISOString(), new Date(Date.now() + 3_600_000).toISOString());
+    return token;
+  }
+
+  /** How many bcrypt hashes the service computes while `work` runs (it runs in this process). */
+  async function hashesDuring(work: () => Promise<unknown>): Promise<number> {
+    const original = bcrypt.hash;
+    let count = 0;
+    (bcrypt as { hash: unknown }).hash = (...args: Parameters<typeof original>) => {
+      count++;
+      return original(...args);
+    };
+    try {
+      await work();
+    } finally {
+      bcrypt.hash = original;
+    }
+    return count;
+  }
+
+  test('16 bogus tokens at once cost no password hash; a valid one costs one', async () => {
+    const bogus = await hashesDuring(() =>
+      Promise.all(
+        Array.from({ length: 16 }, async (_, i) => {
+          const res = await new Client(svc.url).post('/api/auth/reset-password', { token: `made-up-${i}`, password: 'brand-new-pass' });
+          assert.ok([400, 429].includes(res.status), res.text);
+        }),
+      ),
+    );
+    assert.equal(bogus, 0, 'no bcrypt work for tokens that do not exist');
+    const { user } = await svc.createUser();
+    const token = await linkFor(svc, user.id);
+    const valid = await hashesDuring(async () => assert.equal((await new Client(svc.url).post('/api/auth/reset-password', { token, password: 'brand-new-pass' })).status, 200));
+    assert.equal(valid, 1);
+  });
+
+  test('after LOGIN_MAX_FAILURES_PER_ADDRESS (4) unknown tokens the address gets 429 with Retry-After, even with a valid token; another address does not', async () => {
+    for (let i = 0; i < 4; i++) {
+      assertAnswer(await new Client(perAddress.url).post('/api/auth/reset-password', { token: `guess-${i}`, password: 'brand-new-pass' }), 400, INVALID_LINK, `guess ${i + 1}`);
+    }
+    const { user, email } = await perAddress.createUser();
+    const token = await linkFor(perAddress, user.id);
+    const res = await new Client(perAddress.url).post('/api/auth/reset-password', { token, password: 'brand-new-pass' });
+    assertAnswer(res, 429, { error: 'Too many password reset attempts, try again later' });
+    const retryAfter = Number(res.headers.get('retry-after'));
+    assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 15 * 60, `Retry-After ${res.headers.get('retry-after')}`);
+    // The link was not spent: from another address it works.
+    const elsewhere = await postFrom(perAddress, '127.0.0.2', '/api/auth/reset-password', { token, password: 'brand-new-pass' });
+    assert.equal(elsewhere.status, 200, elsewhere.text);
+    assert.equal((await new Client(perAddress.url).post('/api/auth/login', { email, password: 'brand-new-pass' })).status, 200);
   });
 });
 

@@ -124,6 +124,94 @@ describe('NUL characters are a 400 naming the field, before anything is read or 
   });
 });
 
+/** How many activity entries there are: a refused request writes none. */
+const activityCount = async () =>
+  Number((await svc.deps.database.db.selectFrom('activity_log').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+
+describe('deeply nested JSON is a 400 on every JSON endpoint, never a 500', () => {
+  const TOO_DEEP = { error: 'Request body is nested too deeply' };
+  const arrays = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+  const objects = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+
+  test('arrays and objects 10,000 and 100,000 deep, at the top or in a field', async () => {
+    const project = await svc.createProject(adminId, { name: 'Untouched' });
+    const { user: member } = await svc.createUser();
+    const endpoints: [string, string][] = [
+      ['POST', '/api/projects'],
+      ['PATCH', `/api/projects/${project.id}`],
+      ['PATCH', `/api/projects/${project.id}/details`],
+      ['POST', `/api/projects/${project.id}/approve`],
+      ['POST', `/api/projects/${project.id}/cancel`],
+      ['POST', '/api/auth/login'],
+      ['POST', '/api/auth/forgot-password'],
+      ['POST', '/api/auth/reset-password'],
+      ['POST', '/api/team'],
+      ['PATCH', `/api/team/${member.id}`],
+      ['PATCH', '/api/account'],
+      ['POST', '/api/account/password'],
+    ];
+    const activity = await activityCount();
+    for (const depth of [10_000, 100_000]) {
+      for (const body of [arrays(depth), objects(depth), `{"name":${arrays(depth)}}`, `{"note":${objects(depth)}}`]) {
+        for (const [method, path] of endpoints) {
+          assertAnswer(await rawJson(admin, method, path, body), 400, TOO_DEEP, `${method} ${path}, ${depth} deep, ${body.slice(0, 12)}`);
+        }
+      }
+    }
+    const after = await svc.deps.store.projects.findById(project.id);
+    assert.equal(after?.name, 'Untouched');
+    assert.equal(after?.status, 'REQUESTED');
+    assert.equal(await activityCount(), activity, 'no activity written');
+    // What a body of ours needs parses as before.
+    assert.equal((await admin.patch(`/api/projects/${project.id}`, { approval: { status: 'PENDING', note: 'fine' } })).status, 200);
+  });
+});
+
+describe('lone surrogates (valid JSON, refused by PostgreSQL) are a 400 naming the field, on both databases', () => {
+  const lone = (field: string) => ({ error: `${labelOf(field)} must not contain unpaired surrogates (invalid Unicode)` });
+
+  test('in any text that would be stored: projects, lifecycle notes, team, account, login', async () => {
+    const project = await svc.createProject(adminId, { name: 'Untouched' });
+    const { user: member } = await svc.createUser({ name: 'Member Unchanged' });
+    const email = uniqueEmail('surrogate');
+    const activity = await activityCount();
+    const cases: [string, string, string, string][] = [
+      ['POST', '/api/projects', '{"name":"\\ud800"}', 'name'],
+      ['POST', '/api/projects', '{"name":"ok","description":"x\\udc00y"}', 'description'],
+      ['PATCH', `/api/projects/${project.id}`, '{"name":"a\\udbff"}', 'name'],
+      ['PATCH', `/api/projects/${project.id}`, '{"approval":{"status":"APPROVED","note":"\\ud83d"}}', 'approval.note'],
+      ['PATCH', `/api/projects/${project.id}/details`, '{"description":"\\udfff"}', 'description'],
+      ['POST', `/api/projects/${project.id}/approve`, '{"note":"ok \\ud800 then"}', 'note'],
+      ['POST', `/api/projects/${project.id}/reject`, '{"note":"\\udc00"}', 'note'],
+      ['POST', '/api/team', `{"name":"N\\ud800","email":"${email}","password":"pw-long-enough"}`, 'name'],
+      ['POST', '/api/team', `{"name":"N","email":"${email}","password":"pw\\udc00-long-enough"}`, 'password'],
+      ['PATCH', `/api/team/${member.id}`, '{"branch":"\\ud800"}', 'branch'],
+      ['PATCH', '/api/account', '{"name":"\\ud800"}', 'name'],
+      ['POST', '/api/projects', '{"name":"ok","x\\udc00":1}', 'x\\udc00'],
+    ];
+    for (const [method, path, text, field] of cases) assertAnswer(await rawJson(admin, method, path, text), 400, lone(field), `${method} ${path} ${text}`);
+    // A pair (an emoji) is text like any other.
+    const emoji = await rawJson(admin, 'PATCH', `/api/projects/${project.id}/details`, '{"description":"print \\ud83d\\ude00"}');
+    assert.equal(emoji.status, 200, emoji.text);
+    assert.equal(emoji.body.description, 'print 😀');
+
+    const after = await svc.deps.store.projects.findById(project.id);
+    assert.equal(after?.name, 'Untouched');
+    assert.equal(after?.status, 'REQUESTED');
+    assert.equal(await activityCount(), activity + 1, 'only the emoji edit wrote activity');
+    assert.equal((await svc.deps.store.users.findById(member.id))?.branch, null);
+    assert.equal(await svc.deps.store.users.emailTaken(email), false);
+  });
+
+  test('login: a lone surrogate in the email or password is a 400, not a counted failure', async () => {
+    const { email, password } = await svc.createUser();
+    for (let i = 0; i < 6; i++) {
+      assertAnswer(await rawJson(new Client(svc.url), 'POST', '/api/auth/login', `{"email":"${email}","password":"x\\ud800"}`), 400, lone('password'));
+    }
+    assert.equal((await new Client(svc.url).post('/api/auth/login', { email, password })).status, 200);
+  });
+});
+
 describe('cursors are decoded strictly', () => {
   const encode = (s: string) => Buffer.from(s).toString('base64url');
   const foreign = [
@@ -167,6 +255,45 @@ describe('login throttling under concurrency', () => {
     for (const res of answers.filter((r) => r.status === 429)) assert.match(res.headers.get('retry-after') ?? '', /^\d+$/);
     // The right password too, until the window ends.
     assert.equal((await new Client(svc.url).post('/api/auth/login', { email, password })).status, 429);
+  });
+
+  test('50 simultaneous sign-ins with the right password for one account all succeed (failures are counted, not attempts)', async () => {
+    const { email, password } = await svc.createUser();
+    const answers = await Promise.all(Array.from({ length: 50 }, () => new Client(svc.url).post('/api/auth/login', { email, password })));
+    assert.deepEqual(answers.map((r) => r.status), answers.map(() => 200), answers.map((r) => r.text).filter((t) => !t.includes('"user"')).join(' | '));
+  });
+
+  test('an office behind one address: 40 people signing in at once, more than the address limit (20), all succeed', async () => {
+    const people = await Promise.all(Array.from({ length: 40 }, () => svc.createUser()));
+    const answers = await Promise.all(people.map(({ email, password }) => new Client(svc.url).post('/api/auth/login', { email, password })));
+    assert.deepEqual(answers.map((r) => r.status), answers.map(() => 200));
+  });
+
+  test('the right password is refused only once the failures reached the limit: 4 failures, then 20 at once with it all succeed', async () => {
+    const { email, password } = await svc.createUser();
+    for (let i = 0; i < 4; i++) assert.equal((await new Client(svc.url).post('/api/auth/login', { email, password: `wrong-${i}` })).status, 401);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => new Client(svc.url).post('/api/auth/login', { email, password })));
+    assert.deepEqual(answers.map((r) => r.status), answers.map(() => 200));
+    // The right password cleared the failures: five more wrong ones are checked before the 429.
+    for (let i = 0; i < 5; i++) assert.equal((await new Client(svc.url).post('/api/auth/login', { email, password: `again-${i}` })).status, 401, `failure ${i + 1}`);
+    assertAnswer(await new Client(svc.url).post('/api/auth/login', { email, password }), 429, { error: 'Too many login attempts, try again later' });
+  });
+
+  test('two instances sharing the database: 30 wrong passwords at once give 5 guesses in all; 40 right ones all succeed', async () => {
+    const second = await startTestService({ sharedDatabase: svc.deps.config.database, env: { LOGIN_MAX_FAILURES_PER_EMAIL: '5', LOGIN_MAX_FAILURES_PER_ADDRESS: '20' } });
+    try {
+      const urls = [svc.url, second.url];
+      const attacked = await svc.createUser();
+      const wrong = await Promise.all(Array.from({ length: 30 }, (_, i) => new Client(urls[i % 2]!).post('/api/auth/login', { email: attacked.email, password: `wrong-${i}` })));
+      const statuses = wrong.map((r) => r.status);
+      assert.equal(statuses.filter((s) => s === 401).length, 5, statuses.join(','));
+      assert.equal(statuses.filter((s) => s === 429).length, 25, statuses.join(','));
+      const { email, password } = await svc.createUser();
+      const right = await Promise.all(Array.from({ length: 40 }, (_, i) => new Client(urls[i % 2]!).post('/api/auth/login', { email, password })));
+      assert.deepEqual(right.map((r) => r.status), right.map(() => 200));
+    } finally {
+      await second.close();
+    }
   });
 
   test('30 simultaneous wrong passwords for different emails from one address: at most 20 are checked', async () => {

@@ -128,6 +128,20 @@ describe('POST /api/projects', () => {
     const blank = await poc.client.post('/api/projects', { name: '   ' });
     assert.deepEqual(blank.body, { error: 'Name is required' });
   });
+
+  test('400 naming a field the body may not carry, and nothing is created', async () => {
+    const name = `Strict ${Date.now()}`;
+    for (const [body, error] of [
+      [{ name, status: 'APPROVED' }, 'Status is not a known field'],
+      [{ name, approval: { status: 'APPROVED' } }, 'approval is not a known field'],
+    ] as const) {
+      const res = await poc.client.post('/api/projects', body);
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.deepEqual(res.body, { error }, JSON.stringify(body));
+    }
+    const mine = await poc.client.get(`/api/projects?q=${encodeURIComponent(name)}`);
+    assert.deepEqual(mine.body.items, []);
+  });
 });
 
 describe('GET /api/projects', () => {
@@ -413,6 +427,7 @@ describe('PATCH /api/projects/:id', () => {
       [{ status: 'LOST' }, 'Status must be one of REQUESTED, APPROVED, PRINTING, DISPATCHED, DELIVERED, CANCELLED'],
       [{ piStatus: 'MAYBE' }, 'PI status must be one of PENDING, SUBMITTED, VERIFIED, REJECTED'],
       [{ approval: { status: 'SORT_OF' } }, 'Approval status must be one of PENDING, APPROVED, REJECTED'],
+      [{ approval: { status: 'APPROVED', decidedById: 'someone' } }, 'approval.decidedById is not a known field'],
       [{ name: 'Fine', status: 'approved' }, 'Status must be one of REQUESTED, APPROVED, PRINTING, DISPATCHED, DELIVERED, CANCELLED'],
       [{ name: '   ' }, 'Name is required'],
       [{ name: 'x'.repeat(201) }, 'Name must be at most 200 characters'],

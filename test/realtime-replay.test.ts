@@ -2,6 +2,9 @@
  * GET /api/realtime after a reconnection (interface.md, Realtime: Ids and replay): Last-Event-ID
  * (or ?lastEventId=) first brings every later event the user may see, from the activity log, then
  * live ones, without gap or duplicate; an id outside the window, or unknown, gets one `reset`.
+ *
+ * Ids are opaque and the same for every stream of one user (realtime/event-ids.ts), so a stream
+ * of the same user that stayed open (a witness) shows which ids a resumed stream must carry.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -47,30 +50,40 @@ describe('replay after a reconnection', () => {
   test('5 changes while away: exactly the user’s own arrive once, in order, then live ones (Last-Event-ID header)', async () => {
     const mine = await svc.createProject(poc.user.id);
     const notMine = await svc.createProject(admin.user.id);
+    const adminBefore = await openEventStream(admin.client);
     const last = await lastIdAfterOneChange(svc, admin.client, poc.client, mine.id);
+    await adminBefore.next(2);
+    const adminLast = adminBefore.lastEventId!;
+    adminBefore.close();
 
-    await touch(admin.client, mine.id, 'away 1');
-    await touch(admin.client, notMine.id, 'away 2 (not theirs)');
-    await touch(admin.client, mine.id, 'away 3');
-    await touch(admin.client, notMine.id, 'away 4 (not theirs)');
-    await touch(admin.client, mine.id, 'away 5');
-
-    const stream = await openEventStream(poc.client, '', { 'last-event-id': last });
+    const witness = await openEventStream(poc.client);
     try {
-      const replayed = await stream.next(6);
-      assert.deepEqual(withoutIds(replayed), [...changeEvents(mine.id), ...changeEvents(mine.id), ...changeEvents(mine.id)]);
-      const ids = replayed.map((e) => Number(e.id));
-      assert.ok(ids.every((id, i) => id > Number(last) && (i === 0 || id > ids[i - 1]!)), `increasing after ${last}: ${ids}`);
-      await touch(admin.client, mine.id, 'live');
-      const live = await stream.next(2);
-      assert.deepEqual(withoutIds(live), changeEvents(mine.id));
-      assert.ok(Number(live[0]!.id) > ids.at(-1)!);
+      await touch(admin.client, mine.id, 'away 1');
+      await touch(admin.client, notMine.id, 'away 2 (not theirs)');
+      await touch(admin.client, mine.id, 'away 3');
+      await touch(admin.client, notMine.id, 'away 4 (not theirs)');
+      await touch(admin.client, mine.id, 'away 5');
+      const seen = await witness.next(6);
+
+      const stream = await openEventStream(poc.client, '', { 'last-event-id': last });
+      try {
+        const replayed = await stream.next(6);
+        assert.deepEqual(withoutIds(replayed), [...changeEvents(mine.id), ...changeEvents(mine.id), ...changeEvents(mine.id)]);
+        assert.deepEqual(replayed.map((e) => e.id), seen.map((e) => e.id), 'the ids a stream open meanwhile carried, in its order');
+        assert.equal(new Set([last, ...seen.map((e) => e.id)]).size, 7, 'every id new');
+        await touch(admin.client, mine.id, 'live');
+        const live = await stream.next(2);
+        assert.deepEqual(withoutIds(live), changeEvents(mine.id));
+        assert.deepEqual(live.map((e) => e.id), (await witness.next(2)).map((e) => e.id));
+      } finally {
+        stream.close();
+      }
     } finally {
-      stream.close();
+      witness.close();
     }
 
-    // An admin resuming from the same point gets all five.
-    const adminStream = await openEventStream(admin.client, `?lastEventId=${last}`);
+    // An admin resuming from their own id at the same point gets all five.
+    const adminStream = await openEventStream(admin.client, `?lastEventId=${encodeURIComponent(adminLast)}`);
     try {
       assert.deepEqual(
         (await adminStream.next(12)).filter((e) => e.event === 'project-updated').map((e) => e.data.payload.id),
@@ -85,16 +98,18 @@ describe('replay after a reconnection', () => {
     const p = await svc.createProject(poc.user.id);
     const stream = await openEventStream(admin.client);
     let projectUpdatedId: string;
+    let statsUpdatedId: string;
     try {
       await touch(admin.client, p.id, 'half');
-      const [first] = await stream.next(2);
+      const [first, second] = await stream.next(2);
       projectUpdatedId = first!.id;
+      statsUpdatedId = second!.id;
     } finally {
       stream.close();
     }
     const again = await openEventStream(admin.client, '', { 'last-event-id': projectUpdatedId });
     try {
-      assert.deepEqual(await again.next(1), [{ id: String(Number(projectUpdatedId) + 1), event: 'stats-updated', data: { channel: 'dashboard', payload: {} } }]);
+      assert.deepEqual(await again.next(1), [{ id: statsUpdatedId, event: 'stats-updated', data: { channel: 'dashboard', payload: {} } }]);
     } finally {
       again.close();
     }
@@ -103,6 +118,7 @@ describe('replay after a reconnection', () => {
   test('changes racing the reconnection arrive exactly once each, in order: no gap, no duplicate at the seam', async () => {
     const p = await svc.createProject(poc.user.id);
     const last = await lastIdAfterOneChange(svc, admin.client, admin.client, p.id);
+    const witness = await openEventStream(admin.client);
     const before = Array.from({ length: 5 }, (_, i) => `before ${i}`);
     for (const name of before) await touch(admin.client, p.id, name);
     // Twenty more while the stream reconnects and replays.
@@ -113,25 +129,38 @@ describe('replay after a reconnection', () => {
     try {
       await racing;
       const events = await stream.next(50, 10_000);
-      const ids = events.map((e) => Number(e.id));
-      assert.deepEqual(ids, Array.from({ length: 50 }, (_, i) => Number(last) + 1 + i), 'consecutive ids after the last one');
+      const seen = await witness.next(50, 10_000);
+      assert.deepEqual(events.map((e) => e.id), seen.map((e) => e.id), 'every id after the last one, each once, in order');
+      assert.equal(new Set(events.map((e) => e.id)).size, 50);
       assert.deepEqual(withoutIds(events), Array.from({ length: 25 }, () => changeEvents(p.id)).flat());
     } finally {
       stream.close();
+      witness.close();
     }
   });
 
-  test('an id we never issued gets one reset, then live events', async () => {
+  test('an id we never issued to this user gets one reset, then live events', async () => {
     const p = await svc.createProject(poc.user.id);
-    for (const id of ['999999999', 'not-an-id', '-4']) {
+    const own = await lastIdAfterOneChange(svc, admin.client, poc.client, p.id);
+    const adminsId = await lastIdAfterOneChange(svc, admin.client, admin.client, p.id);
+    const tampered = `${own.slice(0, -2)}${own.endsWith('AA') ? 'BA' : 'AA'}`;
+    for (const id of ['999999999', 'not-an-id', '-4', adminsId, tampered]) {
       const stream = await openEventStream(poc.client, '', { 'last-event-id': id });
       try {
         const [reset] = await stream.next(1);
         assert.equal(reset!.event, 'reset', id);
         assert.deepEqual(reset!.data, {});
-        assert.match(reset!.id, /^\d+$/, 'a reset carries the position to resume from');
+        assert.ok(reset!.id, 'a reset carries the position to resume from');
         await touch(admin.client, p.id, `after reset ${id}`);
-        assert.deepEqual(withoutIds(await stream.next(2)), changeEvents(p.id));
+        const live = await stream.next(2);
+        assert.deepEqual(withoutIds(live), changeEvents(p.id));
+        // The reset's id is a position of this user's: resuming from it replays what followed, no reset.
+        const resumed = await openEventStream(poc.client, '', { 'last-event-id': reset!.id });
+        try {
+          assert.deepEqual(await resumed.next(2), live);
+        } finally {
+          resumed.close();
+        }
       } finally {
         stream.close();
       }
@@ -144,7 +173,7 @@ describe('replay after a reconnection', () => {
     let position: string | undefined;
     try {
       position = await quiet.idWithin(500);
-      assert.match(position ?? '', /^\d+$/);
+      assert.ok(position, 'a position before any event');
     } finally {
       quiet.close();
     }
@@ -173,9 +202,19 @@ describe('an instance with no stream open', () => {
   const position = async () => {
     const quiet = await openEventStream(admin.client);
     try {
-      return Number(await quiet.idWithin(300));
+      return (await quiet.idWithin(300))!;
     } finally {
       quiet.close();
+    }
+  };
+
+  /** The events that follow a position, as a stream resuming from it replays them from the log. */
+  const replayedAfter = async (id: string, count: number) => {
+    const resumed = await openEventStream(admin.client, '', { 'last-event-id': id });
+    try {
+      return await resumed.next(count);
+    } finally {
+      resumed.close();
     }
   };
 
@@ -184,12 +223,12 @@ describe('an instance with no stream open', () => {
     for (let i = 0; i < 3; i++) await touch(admin.client, q.id, `unheard ${i}`);
     const stream = await openEventStream(admin.client);
     try {
-      const at = Number(await stream.idWithin(300));
+      const at = (await stream.idWithin(300))!;
       assert.equal(at, await position());
       await touch(admin.client, p.id, 'heard');
       const events = await stream.next(2);
       assert.deepEqual(withoutIds(events), changeEvents(p.id), 'none of the unheard changes');
-      assert.deepEqual(events.map((e) => Number(e.id)), [at + 1, at + 2]);
+      assert.deepEqual(await replayedAfter(at, 2), events, 'the next two after its position, with their ids');
     } finally {
       stream.close();
     }
@@ -201,14 +240,15 @@ describe('an instance with no stream open', () => {
       for (let i = 0; i < 3; i++) await touch(admin.client, q.id, `unheard ${round} ${i}`);
       const tabs = await Promise.all(Array.from({ length: 6 }, () => openEventStream(admin.client)));
       try {
-        const positions = await Promise.all(tabs.map(async (tab) => Number(await tab.idWithin(300))));
+        const positions = await Promise.all(tabs.map(async (tab) => (await tab.idWithin(300))!));
         const end = await position();
         assert.deepEqual(positions, tabs.map(() => end), 'every tab at the log’s end');
         await touch(admin.client, p.id, `heard ${round}`);
+        const next = await replayedAfter(end, 2);
         for (const tab of tabs) {
           const events = await tab.next(2);
           assert.deepEqual(withoutIds(events), changeEvents(p.id), 'none of the unheard changes');
-          assert.deepEqual(events.map((e) => Number(e.id)), [end + 1, end + 2]);
+          assert.deepEqual(events, next, 'the next two after the end, with their ids');
         }
       } finally {
         for (const tab of tabs) tab.close();
@@ -227,12 +267,14 @@ describe('an instance with no stream open', () => {
       await racing;
       await touch(admin.client, p.id, 'last');
       const end = await position();
-      const [first] = await stream.next(1);
-      const events = [first!, ...(await stream.next(end - Number(first!.id)))];
-      assert.deepEqual(events.map((e) => Number(e.id)), Array.from({ length: events.length }, (_, i) => Number(first!.id) + i), 'consecutive, none twice');
+      const events = [];
+      while (events.at(-1)?.id !== end) events.push(...(await stream.next(1)));
+      assert.equal(new Set(events.map((e) => e.id)).size, events.length, 'none twice');
       assert.equal(events.length % 2, 0);
       assert.deepEqual(withoutIds(events), Array.from({ length: events.length / 2 }, () => changeEvents(p.id)).flat(), 'only the racing changes and the last');
-      assert.equal(Number(await stream.idWithin(200)), end, 'nothing after the last change');
+      // No gap: the log after the stream's starting position holds exactly what it carried.
+      assert.deepEqual(await replayedAfter(stream.firstId!, events.length), events, 'every change after its start, in order');
+      assert.equal(await stream.idWithin(200), end, 'nothing after the last change');
     } finally {
       stream.close();
     }
@@ -271,7 +313,8 @@ describe('replay window', () => {
   test('an id whose entry is older than REALTIME_REPLAY_HOURS: reset', async () => {
     const p = await svc.createProject(admin.user.id);
     const last = await lastIdAfterOneChange(svc, admin.client, admin.client, p.id);
-    const seq = Math.ceil(Number(last) / 2);
+    // The entry behind that id: the project's latest.
+    const { seq } = await svc.deps.database.db.selectFrom('activity_log').select('seq').where('entity_id', '=', p.id).orderBy('seq', 'desc').limit(1).executeTakeFirstOrThrow();
     const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000).toISOString();
     await sql`update activity_log set created_at = ${twoHoursAgo} where seq = ${seq}`.execute(svc.deps.database.db);
     await touch(admin.client, p.id, 'after');
@@ -291,8 +334,11 @@ describe('replay across a restart', () => {
       const [admin, poc] = await Promise.all([first.signIn('ADMIN'), first.signIn('POC')]);
       const p = await first.createProject(poc.user.id);
       const last = await lastIdAfterOneChange(first, admin.client, poc.client, p.id);
+      const witness = await openEventStream(poc.client);
       await touch(admin.client, p.id, 'before the restart 1');
       await touch(admin.client, p.id, 'before the restart 2');
+      const seen = await witness.next(4);
+      witness.close();
       await first.running.close();
 
       const second = await startTestService({ sharedDatabase: first.deps.config.database });
@@ -304,7 +350,7 @@ describe('replay across a restart', () => {
         try {
           const events = await stream.next(4);
           assert.deepEqual(withoutIds(events), [...changeEvents(p.id), ...changeEvents(p.id)]);
-          assert.deepEqual(events.map((e) => Number(e.id)), [1, 2, 3, 4].map((i) => Number(last) + i));
+          assert.deepEqual(events.map((e) => e.id), seen.map((e) => e.id), 'the ids the first process gave');
         } finally {
           stream.close();
         }

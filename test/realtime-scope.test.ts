@@ -140,9 +140,77 @@ describe('positions say nothing of other people’s activity', () => {
     for (let i = 0; i < 3; i++) await touch(elsewhere.id, `elsewhere ${i}`);
     assert.equal(await positionOf(poc.client), before, 'a fresh stream');
     assert.equal(await positionOf(poc.client, { 'last-event-id': 'not-ours' }), before, 'a reset');
-    assert.equal(Number(await positionOf(admin.client)), Number(adminBefore) + 6, 'an admin sees every change');
+    // An admin's moved past the six events, which a stream resuming from the old one replays.
+    const adminAfter = await positionOf(admin.client);
+    assert.notEqual(adminAfter, adminBefore, 'an admin sees every change');
+    const resumed = await openEventStream(admin.client, '', { 'last-event-id': adminBefore });
+    try {
+      assert.deepEqual(withoutIds(await resumed.next(6)), [...changeEvents(elsewhere.id), ...changeEvents(elsewhere.id), ...changeEvents(elsewhere.id)]);
+      assert.equal(await resumed.idWithin(300), adminAfter);
+    } finally {
+      resumed.close();
+    }
     await touch(own.id, 'own change again');
-    assert.ok(Number(await positionOf(poc.client)) > Number(before), 'their own change moves it');
+    assert.notEqual(await positionOf(poc.client), before, 'their own change moves it');
+  });
+
+  test('ids carry no position: a viewer’s ids differ from anyone else’s for the same events, and are no numbers', async () => {
+    const poc = await svc.signIn('POC');
+    const own = await svc.createProject(poc.user.id);
+    const [pocStream, adminStream] = await Promise.all([openEventStream(poc.client), openEventStream(admin.client)]);
+    try {
+      await touch(own.id, 'seen by both');
+      const [mine, admins] = await Promise.all([pocStream.next(2), adminStream.next(2)]);
+      assert.deepEqual(withoutIds(mine), withoutIds(admins));
+      for (const [i, e] of mine.entries()) {
+        assert.notEqual(e.id, admins[i]!.id, 'another viewer’s id for the same event');
+        assert.doesNotMatch(e.id, /^\d+$/, 'not a position');
+      }
+    } finally {
+      pocStream.close();
+      adminStream.close();
+    }
+  });
+
+  test('an id not issued to the viewer gets reset, the same before and after others’ changes (polling tells nothing)', async () => {
+    const [poc, other] = await Promise.all([svc.signIn('POC'), svc.signIn('POC')]);
+    const own = await svc.createProject(poc.user.id);
+    const elsewhere = await svc.createProject(other.user.id);
+    const adminStream = await openEventStream(admin.client);
+    const pocStream = await openEventStream(poc.client);
+    let last: string;
+    let adminsLater: string;
+    try {
+      await touch(own.id, 'own change');
+      last = (await pocStream.next(2))[1]!.id;
+      await adminStream.next(2);
+      await touch(elsewhere.id, 'a later change the admin sees');
+      adminsLater = (await adminStream.next(2))[1]!.id;
+    } finally {
+      pocStream.close();
+      adminStream.close();
+    }
+    // What a POC might try: the old ids' arithmetic past its own, a changed id, an admin's later one.
+    const numeric = Number(last);
+    const guesses = [String(numeric + 2), String(numeric + 4), String(numeric + 10), `${last.slice(0, -2)}${last.endsWith('AA') ? 'BA' : 'AA'}`, adminsLater];
+    /** For each guess: whether the stream answers it with reset. */
+    const answers = async () => {
+      const out: boolean[] = [];
+      for (const guess of guesses) {
+        const stream = await openEventStream(poc.client, '', { 'last-event-id': guess });
+        try {
+          await stream.idWithin(300);
+          out.push(await stream.next(1, 50).then((e) => e[0]?.event === 'reset', () => false));
+        } finally {
+          stream.close();
+        }
+      }
+      return out;
+    };
+    const before = await answers();
+    for (let i = 0; i < 6; i++) await touch(elsewhere.id, `others’ activity ${i}`);
+    assert.deepEqual(await answers(), before, 'others’ changes changed an answer');
+    assert.deepEqual(before, guesses.map(() => true), 'none of them names a position of the viewer’s');
   });
 });
 

@@ -195,6 +195,24 @@ describe('POST /api/team', () => {
     assert.equal((await svc.deps.database.db.selectFrom('users').select('id').execute()).length, before);
   });
 
+  test('a body refused before the route (too large 413, unsupported type 415, prototype keys or nesting 400) is not the 500 of a failure', async () => {
+    const before = (await svc.deps.database.db.selectFrom('users').select('id').execute()).length;
+    const email = uniqueEmail('refused');
+    const cases: [string, Promise<Awaited<ReturnType<Client['request']>>>, number, unknown][] = [
+      ['a body over the 1 MiB limit', admin.post('/api/team', validBody({ email, location: 'x'.repeat(1_100_000) })), 413, { error: 'Request body is too large' }],
+      ['application/xml', admin.request('POST', '/api/team', { body: '<member/>', headers: { 'content-type': 'application/xml' } }), 415, { error: 'Unsupported Media Type' }],
+      ['a __proto__ key', rawJson(admin, 'POST', '/api/team', `{"name":"P","email":"${email}","password":"pw-proto-1","__proto__":{"role":"ADMIN"}}`), 400, { error: 'Request body must not contain __proto__ or constructor.prototype keys' }],
+      ['constructor.prototype', rawJson(admin, 'POST', '/api/team', `{"name":"P","email":"${email}","password":"pw-proto-1","constructor":{"prototype":{}}}`), 400, { error: 'Request body must not contain __proto__ or constructor.prototype keys' }],
+      ['nested 10,000 deep', rawJson(admin, 'POST', '/api/team', `{"name":"P","email":"${email}","password":"pw-deep-1","branch":${'['.repeat(10_000)}${']'.repeat(10_000)}}`), 400, { error: 'Request body is nested too deeply' }],
+    ];
+    for (const [what, answer, status, body] of cases) assertAnswer(await answer, status, body, what);
+    assert.equal(await usersWithEmail(email), 0);
+    assert.equal((await svc.deps.database.db.selectFrom('users').select('id').execute()).length, before);
+    // A non-admin still gets 401 before any of it.
+    assertAnswer(await rawJson(poc, 'POST', '/api/team', '{"__proto__":{}}'), 401, UNAUTHORIZED, 'POC, __proto__');
+    assertAnswer(await poc.request('POST', '/api/team', { body: '<member/>', headers: { 'content-type': 'application/xml' } }), 401, UNAUTHORIZED, 'POC, xml');
+  });
+
   test('role ADMIN, POC and CLIENT are kept; any other value or none gives POC without an error', async () => {
     const cases: [unknown, Role][] = [
       ['ADMIN', 'ADMIN'],

@@ -8,6 +8,7 @@ import { passwordResetEmail } from '../mail/templates.js';
 import { sendWithin } from '../mail/dispatcher.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
 import { endSessions } from '../realtime/index.js';
+import { throttledCheck } from './attempts.js';
 import { countAttempt, fieldsOf, hashToken, startSession, type LoginResult } from './auth.js';
 import { passwordRefusal, textRefusal } from '../domain/limits.js';
 
@@ -48,17 +49,39 @@ export async function updateAccount(deps: Pick<Deps, 'store'>, user: User, chang
 
 /**
  * POST /api/account/password: the current password proves it is the person, not just their open
- * browser. Every other session of the user ends (deleted, and their open streams told); this one stays.
+ * browser. Wrong current passwords are throttled like logins, per user and per client address,
+ * counting failures only (actions/attempts.ts). Every other session of the user ends (deleted, and
+ * their open streams told); this one stays.
  */
-export async function changePassword(deps: Pick<Deps, 'store' | 'realtime'>, user: User, sessionToken: string, body: unknown, log: (err: unknown) => void): Promise<void> {
+export async function changePassword(
+  deps: Pick<Deps, 'store' | 'realtime' | 'config'>,
+  user: User,
+  sessionToken: string,
+  body: unknown,
+  address: string,
+  log: (err: unknown) => void,
+): Promise<void> {
   const b = fieldsOf(body);
   const current = typeof b.currentPassword === 'string' ? b.currentPassword : '';
   const next = typeof b.newPassword === 'string' ? b.newPassword : '';
   if (!current || !next) throw errors.passwordChangeFieldsRequired();
   const refusal = passwordRefusal(next);
   if (refusal) throw refusal;
-  const found = await deps.store.users.findByEmailWithHash(user.email);
-  if (!found || !(await verifyPassword(current, found.passwordHash))) throw errors.wrongCurrentPassword();
+  const { maxFailuresPerEmail, maxFailuresPerAddress } = deps.config.login;
+  const userKey = `password-user:${user.id}`;
+  await throttledCheck(
+    deps,
+    [
+      { key: userKey, max: maxFailuresPerEmail },
+      { key: `password-address:${address}`, max: maxFailuresPerAddress },
+    ],
+    errors.tooManyPasswordAttempts,
+    async () => {
+      const found = await deps.store.users.findByEmailWithHash(user.email);
+      return found && (await verifyPassword(current, found.passwordHash)) ? { ok: true, value: undefined } : { ok: false, error: errors.wrongCurrentPassword() };
+    },
+    { clearOnSuccess: [userKey] },
+  );
   const passwordHash = await hashPassword(next);
   const keep = hashToken(sessionToken);
   await deps.store.transaction(async (store) => {
@@ -99,9 +122,11 @@ export async function requestPasswordReset(deps: Pick<Deps, 'store' | 'config' |
 
 /**
  * POST /api/auth/reset-password: spends the token (once, before it expires), sets the password,
- * ends every session of the user (their open streams are told) and signs this browser in.
+ * ends every session of the user (their open streams are told) and signs this browser in. The
+ * token is looked up first, so only a valid one costs a password hash; unknown, used and expired
+ * tokens are failures, throttled per client address like logins (actions/attempts.ts).
  */
-export async function resetPassword(deps: Pick<Deps, 'store' | 'config' | 'realtime'>, body: unknown, log: (err: unknown) => void): Promise<LoginResult> {
+export async function resetPassword(deps: Pick<Deps, 'store' | 'config' | 'realtime'>, body: unknown, address: string, log: (err: unknown) => void): Promise<LoginResult> {
   const b = fieldsOf(body);
   const token = typeof b.token === 'string' ? b.token : '';
   const password = typeof b.password === 'string' ? b.password : '';
@@ -109,10 +134,17 @@ export async function resetPassword(deps: Pick<Deps, 'store' | 'config' | 'realt
   // A password refused does not spend the link: the person tries another.
   const refusal = passwordRefusal(password);
   if (refusal) throw refusal;
+  const tokenHash = hashToken(token);
+  await throttledCheck(deps, [{ key: `reset-token-address:${address}`, max: deps.config.login.maxFailuresPerAddress }], errors.tooManyResetAttempts, async () => {
+    const userId = await deps.store.passwordResets.findUsable(tokenHash, nowIso());
+    const user = userId ? await deps.store.users.findById(userId) : undefined;
+    return user?.active ? { ok: true, value: undefined } : { ok: false, error: errors.resetLinkInvalid() };
+  });
   const passwordHash = await hashPassword(password);
   const user = await deps.store.transaction(async (store) => {
     const now = nowIso();
-    const userId = await store.passwordResets.consume(hashToken(token), now);
+    // Spent here, in one statement: of two uses at once (or one racing an expiry), one wins.
+    const userId = await store.passwordResets.consume(tokenHash, now);
     const user = userId ? await store.users.findById(userId) : undefined;
     if (!user?.active) throw errors.resetLinkInvalid();
     await store.users.update(user.id, { passwordHash }, now);
@@ -123,4 +155,3 @@ export async function resetPassword(deps: Pick<Deps, 'store' | 'config' | 'realt
   await endSessions(deps.realtime, { userId: user.id, reason: 'password-changed' }).catch(log);
   return startSession(deps, user);
 }
-

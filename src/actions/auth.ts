@@ -5,6 +5,7 @@ import type { User } from '../domain/model.js';
 import { errors } from '../errors.js';
 import { timingDecoyHash, verifyPassword } from '../passwords.js';
 import { endSessions } from '../realtime/index.js';
+import { throttledCheck } from './attempts.js';
 
 /** Only this hash of a session token is ever stored. */
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('base64url');
@@ -21,10 +22,11 @@ export interface LoginResult {
 export const fieldsOf = (body: unknown): Record<string, unknown> => (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
 
 /**
- * Counts one attempt against an email's and an address's keys, in one atomic statement each, so N
- * simultaneous attempts each see their own count. Past either limit (LOGIN_MAX_FAILURES_PER_*) the
- * attempt is taken back (a refused attempt is not a failure) and refused with the seconds until
- * the window ends. Logins and password-reset requests share it, with keys of their own.
+ * Counts one request against an email's and an address's keys, in one atomic statement each, so N
+ * simultaneous requests each see their own count. Past either limit (LOGIN_MAX_FAILURES_PER_*) the
+ * request is taken back (a refused one does not count) and refused with the seconds until the
+ * window ends. For requests that count whatever their outcome (password-reset emails); checks of
+ * a secret count only their failures (actions/attempts.ts).
  */
 export async function countAttempt(
   deps: Pick<Deps, 'store' | 'config'>,
@@ -44,9 +46,10 @@ export async function countAttempt(
 
 /**
  * POST /api/auth/login. Unknown email, wrong password and inactive user get the same answer after
- * the same bcrypt work. Attempts are counted per email and per client address in the database
- * (shared by every instance) before the password is checked, and taken back when it was right;
- * past the limit the answer is 429 until the window ends.
+ * the same bcrypt work. Failures are counted per email and per client address in the database
+ * (shared by every instance); once either reached its limit (LOGIN_MAX_FAILURES_PER_*) within the
+ * window, the answer is 429 until the window ends, the right password included. Attempts at once
+ * are queued, not refused: no more are checked at once than failures are left (actions/attempts.ts).
  */
 export async function login(deps: Pick<Deps, 'store' | 'config'>, body: unknown, address: string): Promise<LoginResult> {
   const b = fieldsOf(body);
@@ -54,18 +57,24 @@ export async function login(deps: Pick<Deps, 'store' | 'config'>, body: unknown,
   const password = typeof b.password === 'string' ? b.password : '';
   if (!email || !password) throw errors.loginFieldsRequired();
 
+  const { maxFailuresPerEmail, maxFailuresPerAddress } = deps.config.login;
   const emailKey = `email:${email.toLowerCase()}`;
-  const addressKey = `address:${address}`;
-  // Counted before the password is checked: no more than the limit's worth are ever checked; the rest are 429 without bcrypt work.
-  await countAttempt(deps, { email: emailKey, address: addressKey }, errors.tooManyLogins);
-
-  const found = await deps.store.users.findByEmailWithHash(email);
-  const matches = await verifyPassword(password, found?.passwordHash ?? (await timingDecoyHash()));
-  if (!found || !matches || !found.user.active) throw errors.invalidCredentials();
-  await deps.store.loginFailures.clear(emailKey);
-  await deps.store.loginFailures.uncount(addressKey);
-
-  return startSession(deps, found.user);
+  const keys = [
+    { key: emailKey, max: maxFailuresPerEmail },
+    { key: `address:${address}`, max: maxFailuresPerAddress },
+  ];
+  const user = await throttledCheck(
+    deps,
+    keys,
+    errors.tooManyLogins,
+    async () => {
+      const found = await deps.store.users.findByEmailWithHash(email);
+      const matches = await verifyPassword(password, found?.passwordHash ?? (await timingDecoyHash()));
+      return found && matches && found.user.active ? { ok: true, value: found.user } : { ok: false, error: errors.invalidCredentials() };
+    },
+    { clearOnSuccess: [emailKey] },
+  );
+  return startSession(deps, user);
 }
 
 /** A new session for the user: a random token for the cookie, only its hash stored. */

@@ -12,6 +12,8 @@ import { mail } from './migrations/006_mail.js';
 import { documents } from './migrations/007_documents.js';
 import { uploadLocks } from './migrations/008_upload_locks.js';
 import { eventLogIndex } from './migrations/009_event_log_index.js';
+import { loginAttempts } from './migrations/010_login_attempts.js';
+import { serverSecrets } from './migrations/011_server_secrets.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -138,6 +140,8 @@ const migrations = (dialect: Dialect) => ({
   '007_documents': documents(dialect),
   '008_upload_locks': uploadLocks(dialect),
   '009_event_log_index': eventLogIndex(),
+  '010_login_attempts': loginAttempts(dialect),
+  '011_server_secrets': serverSecrets(),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));

@@ -1,4 +1,4 @@
-import type { EmailCategory } from '../mail/rules.js';
+import { EMAIL_CATEGORIES, type EmailCategory } from '../mail/rules.js';
 import type { Database, DB } from './index.js';
 import { reusable } from './reusable.js';
 
@@ -160,9 +160,9 @@ export function emailOptoutsRepo(db: DB) {
       const rows = await db.selectFrom('email_optouts').select('category').where('user_id', '=', userId).execute();
       return rows.map((r) => r.category as EmailCategory);
     },
-    /** Switches each given category on (true) or off (false). */
+    /** Switches each given category on (true) or off (false); anything but a known category is no row of ours. */
     async set(userId: string, choices: Partial<Record<EmailCategory, boolean>>): Promise<void> {
-      const entries = Object.entries(choices) as [EmailCategory, boolean][];
+      const entries = (Object.entries(choices) as [EmailCategory, boolean][]).filter(([c]) => EMAIL_CATEGORIES.includes(c));
       const on = entries.filter(([, v]) => v).map(([c]) => c);
       const off = entries.filter(([, v]) => !v).map(([c]) => c);
       if (on.length) await db.deleteFrom('email_optouts').where('user_id', '=', userId).where('category', 'in', on).execute();
@@ -182,6 +182,17 @@ export function passwordResetsRepo(db: DB) {
   return {
     async create(tokenHash: string, userId: string, now: string, expiresAt: string): Promise<void> {
       await db.insertInto('password_resets').values({ token_hash: tokenHash, user_id: userId, created_at: now, expires_at: expiresAt }).execute();
+    },
+    /** The user of a token that is neither used nor expired, or undefined; spends nothing. */
+    async findUsable(tokenHash: string, now: string): Promise<string | undefined> {
+      const row = await db
+        .selectFrom('password_resets')
+        .select('user_id')
+        .where('token_hash', '=', tokenHash)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      return row?.user_id;
     },
     /** Spends the token in one statement (so two uses at once cannot both succeed): its user, or undefined when unknown, used or expired. */
     async consume(tokenHash: string, now: string): Promise<string | undefined> {

@@ -9,6 +9,7 @@ export interface Tables {
   storage_names: StorageNamesTable;
   activity_log: ActivityLogTable;
   login_failures: LoginFailuresTable;
+  server_secrets: ServerSecretsTable;
   team_version: TeamVersionTable;
   outbox: OutboxTable;
   email_optouts: EmailOptoutsTable;
@@ -104,10 +105,20 @@ export interface ActivityLogTable {
 }
 
 export interface LoginFailuresTable {
-  /** "email:<lower-case email>" or "address:<client ip>" */
+  /** "email:<lower-case email>", "address:<client ip>", … (actions/attempts.ts) */
   key: string;
   failures: Generated<number>;
   window_started_at: string;
+  /** Attempts under way, each holding a place until its outcome is known (migration 010). */
+  pending: Generated<number>;
+  /** When the last place was taken, in milliseconds since the epoch. */
+  pending_at: Generated<number>;
+}
+
+/** Secrets shared by every instance, made on first use (migration 011). */
+export interface ServerSecretsTable {
+  name: string;
+  value: string;
 }
 
 /** One row (id 1): bumped by triggers on users (migration 004), read to tell whether a cached team answer is current. */

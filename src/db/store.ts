@@ -114,6 +114,7 @@ function repositories({ db, dialect }: Database) {
     uploadLocks: () => uploadLocksRepo(db),
     activity: () => activityRepo(db, dialect),
     loginFailures: () => loginFailuresRepo(db),
+    secrets: () => secretsRepo(db),
     stats: () => statsRepo(db),
     outbox: () => outboxRepo(db, dialect),
     emailOptouts: () => emailOptoutsRepo(db),
@@ -832,6 +833,74 @@ function loginFailuresRepo(db: DB) {
     },
     async clear(key: string): Promise<void> {
       await db.deleteFrom('login_failures').where('key', '=', key).execute();
+    },
+    /**
+     * Takes one of the key's places for an attempt under way, only while the failures in the
+     * window and the places taken are fewer than `max`: one conditional update, atomic on both
+     * databases (PostgreSQL checks the condition again on the row it waited for). Places taken
+     * before `staleBefore` (ms) count no more. True when the place was taken.
+     */
+    async reserve(key: string, max: number, at: { now: string; nowMs: number; windowStart: string; staleBefore: number }): Promise<boolean> {
+      await db
+        .insertInto('login_failures')
+        .values({ key, failures: 0, window_started_at: at.now })
+        .onConflict((oc) => oc.column('key').doNothing())
+        .execute();
+      const failures = sql<number>`(case when window_started_at > ${at.windowStart} then failures else 0 end)`;
+      const pending = sql<number>`(case when pending_at > ${at.staleBefore} then pending else 0 end)`;
+      const row = await db
+        .updateTable('login_failures')
+        .set({ pending: sql<number>`${pending} + 1`, pending_at: at.nowMs })
+        .where('key', '=', key)
+        .where(sql<number>`${failures} + ${pending}`, '<', max)
+        .returning('key')
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+    /** The key's failures in the window (and when it ends) and its places taken, for an attempt that found no place. */
+    async state(key: string, at: { windowStart: string; staleBefore: number }): Promise<{ failures: number; windowStartedAt: string; pending: number }> {
+      const row = await db.selectFrom('login_failures').select(['failures', 'window_started_at', 'pending', 'pending_at']).where('key', '=', key).executeTakeFirst();
+      if (!row) return { failures: 0, windowStartedAt: at.windowStart, pending: 0 };
+      const inWindow = Date.parse(row.window_started_at) > Date.parse(at.windowStart);
+      return { failures: inWindow ? Number(row.failures) : 0, windowStartedAt: row.window_started_at, pending: Number(row.pending_at) > at.staleBefore ? Number(row.pending) : 0 };
+    },
+    /**
+     * Gives the place back with the attempt's outcome: a failure is counted (a new window starts
+     * with the first failure after the last one ended), `clear` forgets the failures (the right
+     * password), `neither` only gives the place back (the attempt could not be judged).
+     */
+    async settle(key: string, outcome: 'failure' | 'clear' | 'neither', at: { now: string; windowStart: string }): Promise<void> {
+      const continues = sql<boolean>`window_started_at > ${at.windowStart} and failures > 0`;
+      await db
+        .updateTable('login_failures')
+        .set({
+          pending: sql<number>`case when pending > 0 then pending - 1 else 0 end`,
+          ...(outcome === 'failure'
+            ? {
+                failures: sql<number>`case when ${continues} then failures + 1 else 1 end`,
+                window_started_at: sql<string>`case when ${continues} then window_started_at else ${at.now} end`,
+              }
+            : outcome === 'clear'
+              ? { failures: 0 }
+              : {}),
+        })
+        .where('key', '=', key)
+        .execute();
+    },
+  };
+}
+
+function secretsRepo(db: DB) {
+  return {
+    /** The stored value of a secret, made by `make` and stored the first time: of instances asking at once, the first write wins for all. */
+    async getOrCreate(name: string, make: () => string): Promise<string> {
+      await db
+        .insertInto('server_secrets')
+        .values({ name, value: make() })
+        .onConflict((oc) => oc.column('name').doNothing())
+        .execute();
+      const row = await db.selectFrom('server_secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
+      return row.value;
     },
   };
 }

@@ -17,6 +17,14 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * A body refused before the route runs (too large, of a type no parser reads, a Content-Length
+ * that lies) is the caller's mistake with its own status, even on a route whose unexpected
+ * failures are the specification's 500. A malformed JSON body is not among them: the
+ * specification puts it under team POST's 500.
+ */
+const REFUSED_BEFORE_THE_ROUTE = new Set(['FST_ERR_CTP_BODY_TOO_LARGE', 'FST_ERR_CTP_INVALID_MEDIA_TYPE', 'FST_ERR_CTP_INVALID_CONTENT_LENGTH']);
+
 /** The one place errors become HTTP answers. Every answer is {"error": message}. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
@@ -28,7 +36,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.code(400).send({ error: validationMessage(err) });
     }
     const failure = req.routeOptions.config?.failure;
-    if (failure) {
+    if (failure && !REFUSED_BEFORE_THE_ROUTE.has(err.code)) {
       req.log.error({ err }, 'request failed');
       return reply.code(500).send({ error: failure.exposeMessage && err.message ? err.message : failure.message });
     }
@@ -56,7 +64,8 @@ const TYPE_WORDS: Record<string, string> = { string: 'text', boolean: 'true or f
 function validationMessage(err: FastifyError): string {
   const all = err.validation as unknown as Complaint[];
   // Of a value's complaints, the list of allowed values says the most; a refused extra field says it plainly.
-  const first = all.find((c) => c.keyword === 'enum') ?? all.find((c) => c.keyword === 'additionalProperties') ?? all[0]!;
+  // (TypeBox also reports each extra field as a `false` schema at its own path, and may list only those when there are many.)
+  const first = all.find((c) => c.keyword === 'enum') ?? all.find((c) => c.keyword === 'additionalProperties' || c.keyword === 'boolean') ?? all[0]!;
   const path = first.instancePath.split('/').filter(Boolean);
   let detail = first.message ?? 'is invalid';
   const limit = first.params.limit;
@@ -76,6 +85,9 @@ function validationMessage(err: FastifyError): string {
       detail = 'is not a known field';
       break;
     }
+    case 'boolean':
+      detail = 'is not a known field';
+      break;
     case 'type': {
       const types = String(first.params.type ?? '').split(',').filter((t) => t !== 'null');
       detail = `must be ${types.map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`;

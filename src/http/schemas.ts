@@ -6,7 +6,7 @@ import { APPROVAL_STATUSES, DOCUMENT_TYPES, PI_STATUSES, PROJECT_STATUSES, ROLES
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 /** A string or null as `type: [string, null]`: fast-json-stringify serializes it directly, where anyOf costs a validation per value. */
 export const NullableString = (options: { format?: string; description?: string } = {}) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
-const enumOf = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: 'string', enum: [...values] });
+export const enumOf = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: 'string', enum: [...values] });
 
 export const ErrorBody = Type.Object({ error: Type.String() }, { $id: 'Error', description: 'Every error: {"error": message}' });
 export const errorRef = Type.Ref('Error');
@@ -145,7 +145,8 @@ export const AccountChange = Type.Object(
   {
     name: Type.Optional(Type.String({ maxLength: 200 })),
     phone: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()])),
-    emailPreferences: Type.Optional(Type.Partial(Type.Object(emailPreferenceFields, { additionalProperties: false }))),
+    // Type.Partial makes a new object schema and drops the options of the one it is given: they go on the Partial.
+    emailPreferences: Type.Optional(Type.Partial(Type.Object(emailPreferenceFields), { additionalProperties: false })),
   },
   { additionalProperties: false },
 );

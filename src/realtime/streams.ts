@@ -1,6 +1,8 @@
 import type { LoggedChange, Store } from '../db/store.js';
 import type { Role } from '../domain/model.js';
-import { type Viewer, eventId, maySee, positionOf, replayStart, seqOfEventId } from './scope.js';
+import { randomBytes } from 'node:crypto';
+import { EventIds } from './event-ids.js';
+import { type Viewer, eventId, maySee, positionOf, replayStart, seqOfEvent } from './scope.js';
 import { CHANNELS, type Channel, END_REASONS, type EndReason, EVENTS, type RealtimeBroker, type RealtimeMessage, SESSIONS_CHANNEL, type SessionsEnded } from './types.js';
 
 /** What the hub writes to one open stream: server-sent-event text, formatted once for every stream it goes to. */
@@ -12,11 +14,11 @@ export interface StreamSink {
   close(): void;
 }
 
-/** Server-sent-event messages (the text/event-stream format). */
+/** Server-sent-event messages (the text/event-stream format); ids as the viewer sees them (event-ids.ts). */
 export const sse = {
-  event: (id: number, event: string, data: unknown) => `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`,
+  event: (id: string, event: string, data: unknown) => `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`,
   /** Moves the client's Last-Event-ID without an event; with ping, also the keep-alive comment. */
-  position: (id: number, ping = false) => `${ping ? ': ping\n' : ''}id: ${id}\n\n`,
+  position: (id: string, ping = false) => `${ping ? ': ping\n' : ''}id: ${id}\n\n`,
   sessionEnded: (reason: EndReason) => `event: session-ended\ndata: ${JSON.stringify({ reason })}\n\n`,
 };
 
@@ -44,7 +46,7 @@ export interface HubOptions {
 interface OpenStream {
   readonly request: StreamRequest;
   viewer: Viewer;
-  /** The highest event id written; nothing at or below it is written again. */
+  /** The highest event number written; nothing at or below it is written again. */
   lastSent: number;
   /** Changes that arrived while the stream's replay was being read. */
   pending: LoggedChange[] | null;
@@ -52,19 +54,24 @@ interface OpenStream {
   ended: boolean;
 }
 
-/** A change's two messages, formatted once however many streams they go to (ids are the same on every stream). */
-const frameCache = new WeakMap<LoggedChange, Record<Channel, string>>();
-function framesOf(change: LoggedChange): Record<Channel, string> {
-  let frames = frameCache.get(change);
+/** A change's two messages per viewer, formatted once however many of the viewer's streams they go to (ids are sealed per viewer). */
+const frameCache = new WeakMap<LoggedChange, Map<string, Record<Channel, string>>>();
+function framesOf(change: LoggedChange, viewerId: string, ids: EventIds): Record<Channel, string> {
+  let byViewer = frameCache.get(change);
+  if (!byViewer) frameCache.set(change, (byViewer = new Map()));
+  let frames = byViewer.get(viewerId);
   if (!frames) {
     frames = {
-      projects: sse.event(eventId(change.seq, CHANNELS.PROJECTS), EVENTS.PROJECT_UPDATED, { channel: CHANNELS.PROJECTS, payload: { id: change.projectId } }),
-      dashboard: sse.event(eventId(change.seq, CHANNELS.DASHBOARD), EVENTS.STATS_UPDATED, { channel: CHANNELS.DASHBOARD, payload: {} }),
+      projects: sse.event(ids.encode(viewerId, eventId(change.seq, CHANNELS.PROJECTS)), EVENTS.PROJECT_UPDATED, { channel: CHANNELS.PROJECTS, payload: { id: change.projectId } }),
+      dashboard: sse.event(ids.encode(viewerId, eventId(change.seq, CHANNELS.DASHBOARD)), EVENTS.STATS_UPDATED, { channel: CHANNELS.DASHBOARD, payload: {} }),
     };
-    frameCache.set(change, frames);
+    byViewer.set(viewerId, frames);
   }
   return frames;
 }
+
+/** The secret the event ids are sealed with: one per database, so the same on every instance and across restarts. */
+const EVENT_ID_SECRET = 'realtime-event-ids';
 
 /** Changes read from the log per query. */
 const BATCH = 500;
@@ -98,6 +105,7 @@ export class StreamHub {
   #timers: NodeJS.Timeout[] = [];
   #unsubscribe: (() => void) | undefined;
   #closed = false;
+  #ids: EventIds | undefined;
 
   constructor(
     private readonly store: Store,
@@ -106,6 +114,8 @@ export class StreamHub {
   ) {}
 
   async start(): Promise<void> {
+    const secret = await this.store.secrets.getOrCreate(EVENT_ID_SECRET, () => randomBytes(32).toString('base64'));
+    this.#ids = new EventIds(Buffer.from(secret, 'base64'));
     this.#seq = await this.store.activity.latestSeq();
     this.#unsubscribe = this.broker.subscribe((m) => this.#receive(m));
     const every = (ms: number, fn: () => void) => {
@@ -118,6 +128,11 @@ export class StreamHub {
     every(this.options.pollMs ?? 5_000, () => {
       if (this.#streams.size) this.#read();
     });
+  }
+
+  /** The id a stream's viewer sees for an event number. */
+  #idFor(stream: OpenStream, n: number): string {
+    return this.#ids!.encode(stream.viewer.userId, n);
   }
 
   /** Open streams (for metrics and tests). */
@@ -150,14 +165,14 @@ export class StreamHub {
       base = await this.#baseOf(stream, seqAtOpen);
       if (request.lastEventId === undefined) {
         stream.lastSent = positionOf(base);
-        this.#write(stream, sse.position(stream.lastSent));
+        this.#write(stream, sse.position(this.#idFor(stream, stream.lastSent)));
       } else {
         await this.#replay(stream, request.lastEventId, base);
       }
     } catch (err) {
       this.options.log.warn({ err }, 'realtime could not open the stream from the log; the client is told to refetch');
       stream.lastSent = Math.max(stream.lastSent, positionOf(base));
-      this.#write(stream, sse.event(positionOf(base), 'reset', {}));
+      this.#write(stream, sse.event(this.#idFor(stream, positionOf(base)), 'reset', {}));
     }
     const pending = stream.pending ?? [];
     stream.pending = null;
@@ -188,9 +203,11 @@ export class StreamHub {
   async #replay(stream: OpenStream, lastEventId: string, base: number): Promise<void> {
     const { windowHours, maxEvents } = this.options.replay;
     const { channels } = stream.request;
-    const seq = seqOfEventId(lastEventId);
+    // Only an id issued to this viewer names a position; anything else is reset without a look at the log.
+    const n = this.#ids!.decode(stream.viewer.userId, lastEventId);
+    const seq = n === undefined ? undefined : seqOfEvent(n);
     const writtenAt = seq ? await this.store.activity.seqWrittenAt(seq) : undefined;
-    const start = replayStart(lastEventId, { writtenAt }, Date.now(), windowHours);
+    const start = replayStart(n, { writtenAt }, Date.now(), windowHours);
     if (start.replay) {
       const pocId = stream.viewer.role === 'ADMIN' ? undefined : stream.viewer.userId;
       const changes = await this.store.activity.changesAfter(start.fromSeq, maxEvents + 1, pocId);
@@ -203,7 +220,7 @@ export class StreamHub {
     }
     // Too old, too many or not ours: the client refetches what it shows; what comes after follows live.
     stream.lastSent = positionOf(base);
-    this.#write(stream, sse.event(stream.lastSent, 'reset', {}));
+    this.#write(stream, sse.event(this.#idFor(stream, stream.lastSent), 'reset', {}));
   }
 
   #receive(message: RealtimeMessage): void {
@@ -270,7 +287,7 @@ export class StreamHub {
   #send(stream: OpenStream, change: LoggedChange): void {
     if (stream.ended || !maySee(stream.viewer, change.pocId)) return;
     const { channels } = stream.request;
-    const frames = framesOf(change);
+    const frames = framesOf(change, stream.viewer.userId, this.#ids!);
     for (const channel of [CHANNELS.PROJECTS, CHANNELS.DASHBOARD] as const) {
       if (!channels.has(channel)) continue;
       const id = eventId(change.seq, channel);
@@ -298,7 +315,7 @@ export class StreamHub {
       // Everything up to the hub's position has been handed to the stream, so an admin's reconnect may start
       // there; anyone else's position moves only with their own events (it would tell when others' changes happen).
       if (stream.viewer.role === 'ADMIN' && position > stream.lastSent) stream.lastSent = position;
-      this.#write(stream, sse.position(stream.lastSent, true));
+      this.#write(stream, sse.position(this.#idFor(stream, stream.lastSent), true));
     }
   }
 

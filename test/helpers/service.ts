@@ -248,6 +248,8 @@ export interface EventStream {
   end(timeoutMs?: number): Promise<SseEvent[]>;
   /** The last `id:` the stream carried (with or without an event), as EventSource would send it in Last-Event-ID. */
   readonly lastEventId: string | undefined;
+  /** The first `id:` the stream carried: where it started (its position, a reset, or its first replayed event). */
+  readonly firstId: string | undefined;
   /** Reads whatever arrives for `ms`, then the last id (events read meanwhile stay queued for next()). */
   idWithin(ms: number): Promise<string | undefined>;
   close(): void;
@@ -266,6 +268,7 @@ export async function openEventStream(client: Client, query = '', headers: Recor
   let buffer = '';
   let ended = false;
   let lastEventId: string | undefined;
+  let firstId: string | undefined;
   // One read at a time: a read left waiting (idWithin's timer won) is the next caller's, never lost.
   let inflight: Promise<void> | undefined;
   const readMore = () =>
@@ -294,7 +297,10 @@ export async function openEventStream(client: Client, query = '', headers: Recor
           .filter((l) => l && !l.startsWith(':'))
           .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
       );
-      if (fields.id !== undefined) lastEventId = fields.id;
+      if (fields.id !== undefined) {
+        lastEventId = fields.id;
+        firstId ??= fields.id;
+      }
       if (fields.event) queue.push({ id: fields.id ?? '', event: fields.event, data: JSON.parse(fields.data ?? 'null') });
     }
   };
@@ -328,6 +334,10 @@ export async function openEventStream(client: Client, query = '', headers: Recor
     get lastEventId() {
       parse();
       return lastEventId;
+    },
+    get firstId() {
+      parse();
+      return firstId;
     },
     async idWithin(ms) {
       const deadline = Date.now() + ms;

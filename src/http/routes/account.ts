@@ -38,12 +38,13 @@ export async function accountRoutes(app: App, { deps, hooks }: RouteContext) {
         tags: ['account'],
         summary: 'Change my password (the current one required); my other sessions end',
         body: Type.Object({ currentPassword: Type.String(), newPassword: Type.String({ description: 'at least 8 characters' }) }),
-        description: 'Answers 204 with no body; 400 for a wrong current password or a new one under 8 characters.',
+        description:
+          'Answers 204 with no body; 400 for a wrong current password or a new one under 8 characters; 429 (Retry-After) once wrong current passwords reached the limit for the user or the client address (LOGIN_MAX_FAILURES_PER_EMAIL, _PER_ADDRESS, within LOGIN_WINDOW_MINUTES).',
       },
       validatorCompiler: documentationOnly,
     },
     async (req, reply) => {
-      await changePassword(deps, actorOf(req), req.sessionToken!, req.body, announceFailed(req.log));
+      await changePassword(deps, actorOf(req), req.sessionToken!, req.body, req.ip, announceFailed(req.log));
       return reply.code(204).send();
     },
   );
@@ -73,14 +74,15 @@ export async function accountRoutes(app: App, { deps, hooks }: RouteContext) {
       schema: {
         tags: ['sessions'],
         summary: "Set a new password with the emailed link's token; ends every session of the user and signs this browser in",
+        description: 'Unknown, used and expired tokens count as failures per client address like logins: 429 (Retry-After) past LOGIN_MAX_FAILURES_PER_ADDRESS within LOGIN_WINDOW_MINUTES.',
         body: Type.Object({ token: Type.String(), password: Type.String({ description: 'at least 8 characters' }) }),
-        response: { 200: Type.Object({ user: SessionUser }), 400: errorRef },
+        response: { 200: Type.Object({ user: SessionUser }), 400: errorRef, 429: errorRef },
       },
       validatorCompiler: documentationOnly,
     },
     async (req, reply) => {
       hooks.checkOrigin(req);
-      const result = await resetPassword(deps, req.body, announceFailed(req.log));
+      const result = await resetPassword(deps, req.body, req.ip, announceFailed(req.log));
       hooks.setSessionCookie(reply, result.token, result.expiresAt);
       return { user: presentSessionUser(result.user) };
     },

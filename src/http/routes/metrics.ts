@@ -16,7 +16,7 @@ export async function metricsRoutes(app: App, { deps }: RouteContext) {
 
   app.get(
     '/metrics',
-    { schema: { tags: ['operations'], summary: 'Prometheus metrics (Authorization: Bearer METRICS_TOKEN)', security: [], hide: false } },
+    { schema: { tags: ['operations'], summary: 'Prometheus metrics (Authorization: Bearer METRICS_TOKEN)', security: [{ metricsToken: [] }] } },
     async (req, reply) => {
       // Compared as digests: the same length whatever was sent, so the time taken tells nothing.
       if (!timingSafeEqual(digest(req.headers.authorization ?? ''), expected)) {

@@ -19,7 +19,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
       schema: {
         tags: ['projects'],
         summary: 'Create a project (status REQUESTED); an ADMIN may name its POC',
-        body: Type.Object({ name: Type.String(), description: Type.Optional(NullableString()), pocId: Type.Optional(Type.String()) }),
+        body: Type.Object({ name: Type.String(), description: Type.Optional(NullableString()), pocId: Type.Optional(Type.String()) }, { additionalProperties: false }),
         response: { 201: Project, 400: errorRef, 401: errorRef },
       },
     },
@@ -88,7 +88,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
             pocId: Type.Optional(Type.String()),
             status: Type.Optional(Type.String()),
             piStatus: Type.Optional(Type.String()),
-            approval: Type.Optional(Type.Object({ status: Type.String(), note: Type.Optional(NullableString()) })),
+            approval: Type.Optional(Type.Object({ status: Type.String(), note: Type.Optional(NullableString()) }, { additionalProperties: false })),
           },
           { additionalProperties: false },
         ),

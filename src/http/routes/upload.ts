@@ -5,7 +5,8 @@ import { presentUpload } from '../../presenters/index.js';
 import { idempotencyKeyOf, uploadOnce } from '../../uploads/idempotency.js';
 import { readUploadRequest, receiveUpload } from '../receive-upload.js';
 import { actorOf } from '../session.js';
-import { UploadResult, errorRef } from '../schemas.js';
+import { DOCUMENT_TYPES } from '../../domain/model.js';
+import { UploadResult, enumOf, errorRef } from '../schemas.js';
 import { type App, type RouteContext, documentationOnly } from './context.js';
 
 const MULTIPART = /^\s*multipart\/form-data\s*(;|$)/i;
@@ -38,7 +39,7 @@ export async function uploadRoutes(app: App, { deps, hooks }: RouteContext) {
         consumes: ['multipart/form-data'],
         body: Type.Object({
           projectId: Type.String(),
-          fileType: Type.Union([Type.Literal('PO'), Type.Literal('CHALLAN'), Type.Literal('INVOICE')]),
+          fileType: enumOf(DOCUMENT_TYPES),
           file: Type.String({ format: 'binary' }),
         }),
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),

@@ -1,0 +1,59 @@
+/**
+ * GET /api/openapi.json says what the service does: an operation that answers without a session is
+ * marked `security: []`, one that answers 401 without it is not; the upload's fileType is its three values.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { newId } from '../src/ids.js';
+import { type TestService, startTestService } from './helpers/service.js';
+
+let svc: TestService;
+type Operation = { security?: unknown[]; requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } };
+let paths: Record<string, Record<string, Operation>>;
+
+before(async () => {
+  svc = await startTestService({ env: { METRICS_TOKEN: 'metrics-token-for-the-openapi-test' } });
+  // Read with fetch: the document names password fields, which the test client refuses in any answer.
+  const res = await fetch(`${svc.url}/api/openapi.json`);
+  assert.equal(res.status, 200);
+  const doc = (await res.json()) as { security: unknown; paths: typeof paths };
+  assert.deepEqual(doc.security, [{ session: [] }], 'the session cookie is the default');
+  paths = doc.paths;
+});
+after(() => svc?.close());
+
+/** A concrete path for a documented one: any id, the first lifecycle action, any file. */
+const concrete = (path: string) => path.replace('{id}', newId()).replace('{action}', 'approve').replace('{*}', 'print-orders/x/po/po_1.pdf');
+
+test('an operation that answers without a session is marked security: [], one that answers 401 is not', async () => {
+  const open: string[] = [];
+  for (const [path, operations] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const res = await svc.anonymous.request(method.toUpperCase(), concrete(path));
+      const name = `${method.toUpperCase()} ${path}`;
+      if (res.status === 401) {
+        assert.notDeepEqual(operation.security, [], `${name} answers 401 without a session but says it needs none`);
+      } else {
+        assert.deepEqual(operation.security, [], `${name} answers ${res.status} without a session but is marked as needing one`);
+        open.push(name);
+      }
+    }
+  }
+  assert.deepEqual(open.sort(), [
+    'GET /files/{*}',
+    'GET /healthz',
+    'GET /readyz',
+    'POST /api/auth/forgot-password',
+    'POST /api/auth/login',
+    'POST /api/auth/logout',
+    'POST /api/auth/reset-password',
+  ]);
+  // /metrics asks for its own bearer token, not a session.
+  assert.deepEqual(paths['/metrics']?.get?.security, [{ metricsToken: [] }]);
+});
+
+test('POST /api/upload documents fileType as its three values', () => {
+  const form = paths['/api/upload']?.post?.requestBody?.content['multipart/form-data'];
+  assert.ok(form, 'a multipart/form-data body');
+  assert.deepEqual(form.schema.properties.fileType, { type: 'string', enum: ['PO', 'CHALLAN', 'INVOICE'] });
+});
