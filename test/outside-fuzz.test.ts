@@ -674,7 +674,11 @@ const ENDPOINTS: readonly (readonly [string, number, Builder])[] = [
 
 /** A multipart body for POST /api/upload: fields right or wrong, in either order, or broken as multipart. */
 function uploadRequest(rng: Rng, req: Req): void {
-  const project = projectId(rng, req);
+  let project = projectId(rng, req);
+  if (rng.chance(0.05)) {
+    project = rng.pick([`${project}\u0000`, `${project}\ud800`, `${project} `]);
+    req.notes.push(`projectId ${describeText(project)}`);
+  }
   const fileType = rng.chance(0.8) ? rng.pick(['PO', 'CHALLAN', 'INVOICE']) : rng.pick(ODD_STRINGS.filter((s) => s.length < 100));
   if (!['PO', 'CHALLAN', 'INVOICE'].includes(fileType)) req.notes.push(`fileType ${describeText(fileType)}`);
   const filename = rng.chance(0.7) ? 'order.pdf' : rng.pick([...ODD_STRINGS.filter((s) => s.length < 400), 'a"b.pdf', 'x\r\nContent-Type: text/html', '.htaccess', 'a.'.repeat(100)]);
@@ -749,8 +753,10 @@ function largeUpload(rng: Rng, req: Req): void {
 function tusCreation(rng: Rng, req: Req): void {
   req.tag = 'tus creation';
   const project = projectId(rng, req);
+  const metaProject = rng.chance(0.1) ? rng.pick([`${project}\u0000`, '\u0000', `${project}\ud800`, ' ']) : project;
+  if (metaProject !== project) req.notes.push(`metadata projectId ${describeText(metaProject)}`);
   const meta: [string, string][] = [
-    ['projectId', project],
+    ['projectId', metaProject],
     ['fileType', rng.chance(0.85) ? 'PO' : rng.pick(ODD_STRINGS.filter((s) => s.length < 100))],
     ['filename', rng.chance(0.8) ? 'order.pdf' : rng.pick(ODD_STRINGS.filter((s) => s.length < 400))],
     ['filetype', rng.chance(0.8) ? 'application/pdf' : rng.pick(['', 'text/html', '\u0000', 'a/b'])],
@@ -1158,8 +1164,8 @@ test(`outside fuzz: ${REQUESTS} requests, seeds ${SEEDS.join(' and ')}`, { timeo
 
 /** GET /healthz on a fresh connection: null when it answers 200 {"status":"ok"} in time, else what went wrong. */
 async function rawHealth(): Promise<string | null> {
-  const answer = await rawHttp(port, Buffer.from(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`), { timeoutMs: 5000 });
-  if (answer.timedOut) return 'no answer within 5 s';
+  const answer = await rawHttp(port, Buffer.from(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`), { timeoutMs: TIMEOUT_MS });
+  if (answer.timedOut) return `no answer within ${TIMEOUT_MS} ms`;
   if (answer.error || answer.unanswered) return `connection failed: ${answer.error ?? 'closed unanswered'}`;
   const text = answer.body.toString();
   return answer.status === 200 && text === '{"status":"ok"}' ? null : `${answer.status}: ${describeBody(answer.body)}`;

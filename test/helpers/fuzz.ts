@@ -177,7 +177,7 @@ export function oddValue(rng: Rng): { value: unknown; note: string } {
     ['deep', 5],
     ['huge-string', 2],
     ['proto', 5],
-    ['escape', 6],
+    ['escape', 12],
   ] as const);
   switch (kind) {
     case 'string': {
