@@ -26,6 +26,7 @@ import {
   ODD_KEYS,
   ODD_STRINGS,
   Pairs,
+  RawJson,
   type Rng,
   describeBody,
   describeText,
@@ -306,6 +307,7 @@ function damageFields(rng: Rng, fields: [string, unknown][], notes: string[]): [
   for (let i = 0; i < times; i++) {
     const op = rng.weighted([
       ['odd-value', 6],
+      ['odd-text', 3],
       ['drop', 2],
       ['unknown-key', 1],
       ['odd-key', 2],
@@ -316,6 +318,12 @@ function damageFields(rng: Rng, fields: [string, unknown][], notes: string[]): [
       const { value, note } = oddValue(rng);
       notes.push(`${out[at]![0]} = ${note}`);
       out[at] = [out[at]![0], value];
+    } else if (op === 'odd-text' && out.length) {
+      // Text a database may refuse (PostgreSQL: NUL anywhere, a lone surrogate in JSON), in a field that looks like text.
+      const at = rng.int(0, out.length - 1);
+      const text = rng.pick(['"\\ud800"', '"Name \\udfff"', '"\\uDBFF\\uDBFF"', '"a\\u0000b"', '"\\udc00 \\ud83d\\ude00"']);
+      notes.push(`${out[at]![0]} = escaped string ${text}`);
+      out[at] = [out[at]![0], new RawJson(text)];
     } else if (op === 'drop' && out.length) {
       const at = rng.int(0, out.length - 1);
       notes.push(`without ${out[at]![0]}`);
