@@ -409,6 +409,7 @@ function jsonRequest(rng: Rng, req: Req, fields: [string, unknown][]): void {
           'application/json, text/plain',
           'application/xml',
           'garbage',
+          '',
         ]);
         req.notes.push(`Content-Type ${contentType}`);
         break;
@@ -715,7 +716,7 @@ function uploadRequest(rng: Rng, req: Req): void {
   }
   let { body, contentType } = multipart(parts);
   if (rng.chance(0.2)) {
-    const broken = rng.pick(['truncated', 'wrong-boundary', 'no-boundary', 'no-closing', 'garbage', 'bad-part-headers'] as const);
+    const broken = rng.pick(['truncated', 'wrong-boundary', 'no-boundary', 'no-closing', 'garbage', 'bad-part-headers', 'empty-content-type'] as const);
     req.notes.push(`multipart broken: ${broken}`);
     req.tag = `multipart ${broken}`;
     if (broken === 'truncated') body = body.subarray(0, rng.int(1, body.length - 1));
@@ -723,6 +724,7 @@ function uploadRequest(rng: Rng, req: Req): void {
     if (broken === 'no-boundary') contentType = 'multipart/form-data';
     if (broken === 'no-closing') body = body.subarray(0, body.lastIndexOf('--') - 2);
     if (broken === 'garbage') body = randomBytes(rng.int(1, 4000));
+    if (broken === 'empty-content-type') contentType = '';
     if (broken === 'bad-part-headers') body = Buffer.from(body.toString('latin1').replace(/Content-Disposition: form-data; name="(\w+)"/, 'Content-Disposition: form-data; name=$1; name*=UTF-8\'\'%ff%00'), 'latin1');
   }
   req.body = body;
