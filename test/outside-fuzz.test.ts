@@ -113,6 +113,9 @@ const pool = {
   targets: [] as string[],
   files: [] as string[],
   tus: [] as string[],
+  /** What the run itself made: aimed at now and then, but most picks stay on the setup's, so FUZZ_ONLY replays aim alike. */
+  createdProjects: [] as { id: string; owner: ActorName }[],
+  createdTus: [] as string[],
   emails: [] as string[],
 };
 
@@ -238,8 +241,9 @@ function chooseActor(rng: Rng): ActorName {
 /** A project id to aim at: mostly a real one (so deep code runs), sometimes one that is not. */
 function projectId(rng: Rng, req: Req): string {
   if (rng.chance(0.85)) {
-    const own = pool.projects.filter((p) => p.owner === req.actor);
-    return rng.pick(own.length && rng.chance(0.5) ? own : pool.projects).id;
+    const from = rng.chance(0.2) && pool.createdProjects.length ? pool.createdProjects : pool.projects;
+    const own = from.filter((p) => p.owner === req.actor);
+    return rng.pick(own.length && rng.chance(0.5) ? own : from).id;
   }
   const odd = oddId(rng);
   req.notes.push(`project id ${describeText(decodeSafe(odd))}`);
@@ -460,7 +464,7 @@ const PI = ['PENDING', 'SUBMITTED', 'VERIFIED', 'REJECTED'];
 const learnProject = (req: Req) => (status: number, _h: Record<string, string>, body: Buffer) => {
   if (status !== 201) return;
   const id = (JSON.parse(body.toString()) as { id?: unknown }).id;
-  if (typeof id === 'string' && pool.projects.length < 400) pool.projects.push({ id, owner: req.actor });
+  if (typeof id === 'string' && pool.createdProjects.length < 400) pool.createdProjects.push({ id, owner: req.actor });
 };
 
 type Builder = (rng: Rng, req: Req) => void;
@@ -609,7 +613,7 @@ const ENDPOINTS: readonly (readonly [string, number, Builder])[] = [
   [
     'GET /api/resumable-uploads/:id/result',
     1,
-    (rng, req) => (req.path = `/api/resumable-uploads/${rng.chance(0.7) ? rng.pick(pool.tus) : oddId(rng)}/result`),
+    (rng, req) => (req.path = `/api/resumable-uploads/${rng.chance(0.7) ? rng.pick(rng.chance(0.5) && pool.createdTus.length ? pool.createdTus : pool.tus) : oddId(rng)}/result`),
   ],
   [
     'GET /files/*',
@@ -792,7 +796,7 @@ function tusCreation(rng: Rng, req: Req): void {
   }
   req.learn = (status, headers) => {
     const location = headers.location;
-    if (status === 201 && location && pool.tus.length < 200) pool.tus.push(location.split('/').pop()!);
+    if (status === 201 && location && pool.createdTus.length < 200) pool.createdTus.push(location.split('/').pop()!);
   };
 }
 
@@ -805,7 +809,8 @@ function tusFollowUp(rng: Rng, req: Req): void {
     ['DELETE', 1],
     ['OPTIONS', 1],
   ]);
-  req.path = `/api/resumable-uploads/${rng.chance(0.8) ? rng.pick(pool.tus) : oddId(rng)}`;
+  const ids = rng.chance(0.5) && pool.createdTus.length ? pool.createdTus : pool.tus;
+  req.path = `/api/resumable-uploads/${rng.chance(0.8) ? rng.pick(ids) : oddId(rng)}`;
   if (rng.chance(0.9)) req.headers['tus-resumable'] = '1.0.0';
   if (req.method === 'PATCH') {
     req.headers['upload-offset'] = rng.chance(0.6) ? '0' : rng.pick(['1', '-1', 'abc', '64', '99999999999999999999', '']);
