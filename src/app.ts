@@ -8,6 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Deps } from './deps.js';
+import { errors } from './errors.js';
 import { registerCompression } from './http/compression.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerJsonParser } from './http/json-body.js';
@@ -93,7 +94,8 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
     // come within HEADERS_TIMEOUT_MS (checked every second), bodies within the limits of
     // http/timeouts.ts, and idle keep-alive connections are closed after KEEP_ALIVE_TIMEOUT_MS.
     requestTimeout: 0,
-    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: Math.min(1000, timeouts.headersMs) },
+    // An HTTP/1.1 request without Host is refused below, in JSON: Node's own refusal has no body.
+    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: Math.min(1000, timeouts.headersMs), requireHostHeader: false },
     keepAliveTimeout: timeouts.keepAliveMs,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -107,8 +109,10 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (_req, reply) => {
+  app.addHook('onRequest', async (req, reply) => {
     if (closing) return reply.code(503).send({ error: 'Service is shutting down' });
+    // RFC 9112 3.2: HTTP/1.1 requires Host (HTTP/1.0 clients may leave it out).
+    if (req.headers.host === undefined && req.raw.httpVersionMajor === 1 && req.raw.httpVersionMinor >= 1) throw errors.missingHost();
   });
   // Before validation, so even a field the schema would refuse for another reason is named for its NUL or lone surrogate.
   app.addHook('preValidation', async (req) => {

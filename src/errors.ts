@@ -47,6 +47,8 @@ export const errors = {
   resumableNotFinished: error(409, 'The upload is not finished'),
   resumableFinished: error(409, 'A finished upload cannot be terminated'),
   invalidHost: error(400, 'Invalid Host header'),
+  // RFC 9112 3.2; the connection is closed with the answer, as Node would have done.
+  missingHost: () => new AppError(400, 'Host header is required', { connection: 'close' }),
 
   // /api/team (specification 4.2, 4.3)
   teamFieldsRequired: error(400, 'Name, email and password are required'),

@@ -365,6 +365,28 @@ describe('answers Node would give by itself are JSON too', () => {
     assert.equal((await svc.anonymous.get('/healthz')).status, 200);
   });
 
+  test('an HTTP/1.1 request without Host is 400 in JSON on every route and does nothing; HTTP/1.0 needs no Host', async () => {
+    const email = uniqueEmail('no-host');
+    const body = JSON.stringify({ name: 'No Host', email, password: 'pw-no-host-1' });
+    const requests = [
+      'GET /api/projects HTTP/1.1\r\nConnection: close\r\n\r\n',
+      'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n',
+      'GET /api/nope HTTP/1.1\r\nConnection: close\r\n\r\n',
+      `POST /api/team HTTP/1.1\r\nCookie: ${admin.cookie!}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      `PATCH /api/resumable-uploads/${newId()} HTTP/1.1\r\nCookie: ${admin.cookie!}\r\nTus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\nContent-Type: application/offset+octet-stream\r\nContent-Length: 3\r\n\r\nabc`,
+    ];
+    for (const request of requests) {
+      const label = request.split('\r\n')[0]!;
+      const res = await rawExchange(request);
+      assert.equal(res.status, 400, label);
+      assert.match(res.headers, /\r\ncontent-type: application\/json/i, label);
+      assert.deepEqual(res.body, { error: 'Host header is required' }, label);
+    }
+    assert.equal(await svc.deps.database.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst(), undefined, 'no member was created');
+    const old = await rawExchange('GET /healthz HTTP/1.0\r\n\r\n');
+    assert.deepEqual([old.status, old.body], [200, { status: 'ok' }], 'HTTP/1.0 without Host');
+  });
+
   test('methods no route has, and methods Node cannot parse, are JSON', async () => {
     for (const method of ['PROPFIND', 'TRACE', 'DELETE']) {
       const res = await rawExchange(`${method} /api/projects HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
