@@ -5,10 +5,13 @@ import { isAppError } from '../errors.js';
 /**
  * How a route answers an unexpected failure, for the specification's endpoints (part 7):
  * `message` is the default, and with `exposeMessage` the failure's own message wins.
+ * `malformedJson`: a malformed (or empty) JSON body is such a failure too, as the specification
+ * says of team POST; elsewhere it is the caller's 400.
  */
 export interface FailureRule {
   message: string;
   exposeMessage: boolean;
+  malformedJson?: boolean;
 }
 
 declare module 'fastify' {
@@ -17,13 +20,21 @@ declare module 'fastify' {
   }
 }
 
+/** Fastify's codes for a JSON body that does not parse (kept by http/json-body.ts). */
+const MALFORMED_JSON = new Set(['FST_ERR_CTP_EMPTY_JSON_BODY', 'FST_ERR_CTP_INVALID_JSON_BODY']);
+
 /**
- * A body refused before the route runs (too large, of a type no parser reads, a Content-Length
- * that lies) is the caller's mistake with its own status, even on a route whose unexpected
- * failures are the specification's 500. A malformed JSON body is not among them: the
- * specification puts it under team POST's 500.
+ * A 4xx Fastify or one of its plugins (their codes begin FST_) refused the request with: a body
+ * too large, of a type no parser reads, a Content-Length that lies, a multipart limit. It is the
+ * caller's mistake with its own status, even on a route whose unexpected failures are the
+ * specification's 500, except a malformed JSON body where the route's rule says so. Only the
+ * FST_ codes count: a storage or database failure that carries some HTTP status stays a failure.
  */
-const REFUSED_BEFORE_THE_ROUTE = new Set(['FST_ERR_CTP_BODY_TOO_LARGE', 'FST_ERR_CTP_INVALID_MEDIA_TYPE', 'FST_ERR_CTP_INVALID_CONTENT_LENGTH']);
+export function isFrameworkRefusal(err: Partial<Pick<FastifyError, 'code' | 'statusCode'>>, failure: FailureRule | undefined): boolean {
+  const status = err.statusCode ?? 0;
+  if (status < 400 || status >= 500 || typeof err.code !== 'string' || !err.code.startsWith('FST_')) return false;
+  return !(failure?.malformedJson && MALFORMED_JSON.has(err.code));
+}
 
 /** The one place errors become HTTP answers. Every answer is {"error": message}. */
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -36,7 +47,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.code(400).send({ error: validationMessage(err) });
     }
     const failure = req.routeOptions.config?.failure;
-    if (failure && !REFUSED_BEFORE_THE_ROUTE.has(err.code)) {
+    if (isFrameworkRefusal(err, failure)) {
+      return reply.code(err.statusCode!).send({ error: err.message });
+    }
+    if (failure) {
       req.log.error({ err }, 'request failed');
       return reply.code(500).send({ error: failure.exposeMessage && err.message ? err.message : failure.message });
     }
