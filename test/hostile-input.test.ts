@@ -316,6 +316,28 @@ describe('bodies that are not what they claim', () => {
     assertAnswer(await rawJson(admin, 'POST', '/api/projects', '{"name":"ok","x\\u0000":1}'), 400, nul('x\\u0000'));
   });
 
+  test('unknown fields are named plainly however many there are (1 or 40,000, any value), and nothing changes', async () => {
+    const { user } = await svc.createUser({ role: 'POC' });
+    const project = await svc.createProject(adminId, { status: 'APPROVED' });
+    const before = await admin.get(`/api/projects/${project.id}`);
+    const endpoints: [string, string][] = [
+      ['PATCH', `/api/projects/${project.id}`],
+      ['PATCH', `/api/projects/${project.id}/details`],
+      ['PATCH', '/api/account'],
+      ['PATCH', `/api/team/${user.id}`],
+      ['POST', '/api/projects'],
+    ];
+    for (const [method, path] of endpoints) {
+      for (const keys of [1, 40_000]) {
+        for (const value of keys === 1 ? ['false', 'true', '"x"'] : ['false', '"x"']) {
+          const text = `{${Array.from({ length: keys }, (_, i) => `"k${i}":${value}`).join(',')}}`;
+          assertAnswer(await rawJson(admin, method, path, text), 400, { error: 'k0 is not a known field' }, `${method} ${path}, ${keys} keys of ${value}`);
+        }
+      }
+    }
+    assert.deepEqual((await admin.get(`/api/projects/${project.id}`)).body, before.body);
+  });
+
   test('an upload whose Content-Type is garbage gets the specification\'s 400 and stores nothing', async () => {
     const before = await storedState(svc);
     for (const type of ['garbage', 'text/plain', 'application/json', 'multipart/mixed; boundary=x', '']) {
