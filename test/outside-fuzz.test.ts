@@ -977,6 +977,7 @@ function build(seed: string, index: number): Req {
   }
   if ((req.method === 'GET' || req.method === 'HEAD') && req.body && !req.raw) delete req.body;
   if (rng.chance(0.1) && !req.sse && !(req.body && req.body.length > MiB)) rawVariant(rng, req);
+  // A raw variant may break the body further (chunking, truncation), so its 500 is judged by the answer (judge).
   if (req.endpoint !== 'POST /api/team' || req.raw) req.specified500 = false;
   return req;
 }
@@ -1036,6 +1037,8 @@ function paced(bytes: Buffer, bytesPerSecond: number): ReadableStream<Uint8Array
 }
 
 const SERVICE_PATH = /^\/(?:api|files)(?:[/?]|$)|^\/(?:healthz|readyz)(?:\?|$)/;
+/** Fastify's words for a JSON body that does not parse: on team POST the specification's 500 (part 7). */
+const MALFORMED_JSON_ANSWER = /^\{"error":"Body (?:is not valid JSON but|cannot be empty when) content-type is set to 'application\/json'"\}$/;
 const NOT_BUILT = /^\{"error":"The web app is not built: run `npm run build`"\}$/;
 
 /** What is wrong with an answer, as any client would see it; empty when nothing is. */
@@ -1047,7 +1050,8 @@ function judge(req: Req, answer: Answer): string[] {
   const problems: string[] = [];
   const text = answer.body.toString('utf8');
   if (status >= 500) {
-    const specified = req.specified500 && status === 500;
+    // The specification's 500 for a malformed JSON body on team POST, also when a raw variant (a fragment in the target, another Host, HTTP/1.0) reached it.
+    const specified = status === 500 && (req.specified500 || (req.raw !== undefined && req.endpoint === 'POST /api/team' && MALFORMED_JSON_ANSWER.test(text)));
     // Without `npm run build` a page of the web app is 503 naming the command: the checkout's state, not a fault.
     const pageNotBuilt = status === 503 && !SERVICE_PATH.test(req.path) && (NOT_BUILT.test(text) || req.method === 'HEAD');
     if (!specified && !pageNotBuilt) problems.push(`status ${status}: ${describeBody(answer.body)}`);
@@ -1203,4 +1207,7 @@ test('the oracle: what it counts as a leak or an unreadable refusal', () => {
   assert.equal(refusalProblems(json, Buffer.from('{"statusCode":400,"error":"Bad Request","message":"x"}')).length, 1);
   assert.equal(refusalProblems(json, Buffer.from('{"error":{"message":"x"}}')).length, 1);
   assert.equal(refusalProblems(json, Buffer.from('')).length, 1);
+  assert.match(`{"error":"Body is not valid JSON but content-type is set to 'application/json'"}`, MALFORMED_JSON_ANSWER);
+  assert.match(`{"error":"Body cannot be empty when content-type is set to 'application/json'"}`, MALFORMED_JSON_ANSWER);
+  assert.doesNotMatch('{"error":"Failed to create team member"}', MALFORMED_JSON_ANSWER);
 });
