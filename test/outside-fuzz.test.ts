@@ -1053,7 +1053,9 @@ function judge(req: Req, answer: Answer): string[] {
     // The specification's 500 for a malformed JSON body on team POST, also when a raw variant (a fragment in the target, another Host, HTTP/1.0) reached it.
     const specified = status === 500 && (req.specified500 || (req.raw !== undefined && req.endpoint === 'POST /api/team' && MALFORMED_JSON_ANSWER.test(text)));
     // Without `npm run build` a page of the web app is 503 naming the command: the checkout's state, not a fault.
-    const pageNotBuilt = status === 503 && !SERVICE_PATH.test(req.path) && (NOT_BUILT.test(text) || req.method === 'HEAD');
+    // fetch sends the path as URL parsing leaves it (`/files/%2e%2e/%2e%2e/app.db` is sent as `/app.db`, a page path).
+    const sentPath = req.raw ? req.path : new URL(req.path, svc.url).pathname;
+    const pageNotBuilt = status === 503 && !SERVICE_PATH.test(sentPath) && (NOT_BUILT.test(text) || req.method === 'HEAD');
     if (!specified && !pageNotBuilt) problems.push(`status ${status}: ${describeBody(answer.body)}`);
   }
   if (status >= 400 && req.method !== 'HEAD') problems.push(...refusalProblems(answer.headers, answer.body));
