@@ -125,6 +125,17 @@ describe(`the resumable endpoint refusing early, with a ${BODY_BYTES / MiB} MiB 
       400,
       'Invalid fileType',
     ],
+    [
+      'a creation whose body is longer than its Upload-Length (413, answered by the tus server)',
+      send(
+        () => admin,
+        'POST',
+        () => '/api/resumable-uploads',
+        () => ({ 'upload-length': '10', 'upload-metadata': meta({ projectId: approved, fileType: 'PO', filename: 'x.pdf', filetype: 'application/pdf' }) }),
+      ),
+      413,
+      "upload's size exceeded",
+    ],
     ['a PATCH without a session (401)', send(() => null, 'PATCH', () => location, () => ({ 'upload-offset': '0' })), 401, 'Unauthorized'],
     ['a PATCH of an unknown upload (404)', send(() => admin, 'PATCH', () => '/api/resumable-uploads/nope', () => ({ 'upload-offset': '0' })), 404, 'Upload not found'],
     ['a PATCH at the wrong offset (409, answered by the tus server)', send(() => admin, 'PATCH', () => location, () => ({ 'upload-offset': '5' })), 409, 'Upload-Offset conflict'],
