@@ -1,11 +1,12 @@
 import { CompiledQuery, sql } from 'kysely';
+import type { ActivityAction } from '../domain/activity.js';
 import type {
-  ActivityEntry,
   ActivityEntryWithNames,
   Approval,
   ApprovalStatus,
   FileUpload,
   FileUploadWithNames,
+  NewActivityEntry,
   PiStatus,
   Project,
   ProjectStatus,
@@ -690,7 +691,8 @@ function storageNamesRepo(db: DB, dialect: Database['dialect']) {
 export interface ActivityFilter {
   entityType?: string;
   entityId?: string;
-  action?: string;
+  /** null: an action the service does not write, which matches no entry. */
+  action?: ActivityAction | null;
   userId?: string;
   limit: number;
   cursor?: string;
@@ -730,7 +732,7 @@ function activityRepo(db: DB, dialect: Database['dialect']) {
      * a lock held until commit (PostgreSQL: a transaction-level advisory lock; SQLite has one
      * writer), so positions are dense and committed in order: a reader who sees N has seen all before it.
      */
-    async insert(e: ActivityEntry): Promise<number> {
+    async insert(e: NewActivityEntry): Promise<number> {
       const write = async (trx: DB) => {
         if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('activity_log:' || current_schema()))`.execute(trx);
         const [row] = (await trx.executeQuery(hot.insertActivity(trx, dialect, e.id, e.userId, e.action, e.entityType, e.entityId, JSON.stringify(e.details), e.createdAt))).rows;
@@ -780,7 +782,8 @@ function activityRepo(db: DB, dialect: Database['dialect']) {
         )
         .$if(f.entityType !== undefined, (q) => q.where('activity_log.entity_type', '=', f.entityType!))
         .$if(f.entityId !== undefined, (q) => q.where('activity_log.entity_id', '=', f.entityId!))
-        .$if(f.action !== undefined, (q) => q.where('activity_log.action', '=', f.action!))
+        .$if(f.action !== undefined && f.action !== null, (q) => q.where('activity_log.action', '=', f.action!))
+        .$if(f.action === null, (q) => q.where(sql<boolean>`1 = 0`))
         .$if(f.userId !== undefined, (q) => q.where('activity_log.user_id', '=', f.userId!))
         .$if(cursor !== undefined, (q) => q.where(olderThan('activity_log', cursor!)))
         .orderBy('activity_log.created_at', 'desc')
