@@ -556,7 +556,29 @@ function idempotencyKeysRepo(db: DB) {
       return row && { fileUploadId: row.file_upload_id, createdAt: row.created_at };
     },
     async complete(userId: string, key: string, fileUploadId: string): Promise<void> {
-      await db.updateTable('idempotency_keys').set({ file_upload_id: fileUploadId }).where('user_id', '=', userId).where('key', '=', key).execute();
+      await db.updateTable('idempotency_keys').set({ file_upload_id: fileUploadId }).where('user_id', '=', userId).where('key', '=', key).where('file_upload_id', 'is', null).execute();
+    },
+    /**
+     * The upload an unfinished claim's request recorded without marking the claim with it: this
+     * user's record of the same project, type, name and bytes, made since the claim and named by
+     * no key (the first such). None while the request still runs.
+     */
+    async recordedUnmarked(userId: string, claimedAt: string, upload: { projectId: string; type: string; filename: string; sha256: string }): Promise<FileUpload | undefined> {
+      const row = await db
+        .selectFrom('file_uploads')
+        .selectAll()
+        .where('project_id', '=', upload.projectId)
+        .where('sha256', '=', upload.sha256)
+        .where('uploaded_by_id', '=', userId)
+        .where('type', '=', upload.type)
+        .where('filename', '=', upload.filename)
+        .where('created_at', '>=', claimedAt)
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('idempotency_keys').select('key').whereRef('idempotency_keys.file_upload_id', '=', 'file_uploads.id'))))
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(1)
+        .executeTakeFirst();
+      return row && toFileUpload(row);
     },
     /** Gives an unfinished claim up (its request failed), so a retry runs afresh. */
     async release(userId: string, key: string): Promise<void> {
