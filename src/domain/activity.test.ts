@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ACTIVITY_ACTIONS, type ActivityAction, isActivityAction, uploadedAction } from './activity.js';
-import { DOCUMENT_TYPES } from './model.js';
+import { DOCUMENT_TYPES, type DocumentType } from './model.js';
 import { LIFECYCLE, PROJECT_ACTIONS, type ProjectAction } from './project-lifecycle.js';
 
 /*
@@ -11,7 +11,7 @@ import { LIFECYCLE, PROJECT_ACTIONS, type ProjectAction } from './project-lifecy
  */
 
 test('an upload writes <FILETYPE>_UPLOADED (specification part 2)', () => {
-  const table: [(typeof DOCUMENT_TYPES)[number], ActivityAction][] = [
+  const table: [DocumentType, ActivityAction][] = [
     ['PO', 'PO_UPLOADED'],
     ['CHALLAN', 'CHALLAN_UPLOADED'],
     ['INVOICE', 'INVOICE_UPLOADED'],
