@@ -4,11 +4,10 @@
  * refused trigger (specification 4.1: 500 with the failure message, earlier steps kept) and readiness.
  */
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { loggerOptions } from '../src/app.js';
 import type { User } from '../src/domain/model.js';
 import { type FakePusher, startFakePusher } from './helpers/fake-pusher.js';
+import { captureLogs } from './helpers/logs.js';
 import { activityOf, changeEvents, withoutIds } from './helpers/projects.js';
 import { type Client, type TestService, collectEvents, openEventStream, startTestService } from './helpers/service.js';
 
@@ -142,17 +141,11 @@ describe('REALTIME_DRIVER=pusher, Pusher refusing the requests (wrong secret)', 
   let pusher: FakePusher;
   let svc: TestService;
   let admin: Person;
-  const logLines: string[] = [];
+  const log = captureLogs('warn');
 
   before(async () => {
     pusher = await startFakePusher();
-    const stream = new Writable({
-      write(chunk, _enc, done) {
-        logLines.push(...String(chunk).split('\n').filter(Boolean));
-        done();
-      },
-    });
-    svc = await startTestService({ env: pusher.env({ PUSHER_SECRET: 'not-the-secret' }), logger: { ...(loggerOptions('warn') as object), stream } });
+    svc = await startTestService({ env: pusher.env({ PUSHER_SECRET: 'not-the-secret' }), logger: log.logger });
     admin = await svc.signIn('ADMIN');
   });
   after(async () => {
@@ -178,10 +171,10 @@ describe('REALTIME_DRIVER=pusher, Pusher refusing the requests (wrong secret)', 
     assert.deepEqual(activity.map((a) => [a.action, a.details]), [['PO_UPLOADED', { filename: 'order.pdf', size: pdf.data.length }]]);
 
     // The error handler logged the 500 with the failure.
-    const failed = logLines.map((l) => JSON.parse(l)).filter((l) => l.level === 50 && l.msg === 'request failed');
+    const failed = log.lines.filter((l) => l.level === 50 && l.msg === 'request failed');
     assert.ok(
       failed.some((l) => /Pusher refused the request/.test(l.err?.message ?? '')),
-      `no error line for the failed upload: ${logLines.join('\n')}`,
+      `no error line for the failed upload: ${log.text.join('\n')}`,
     );
   });
 

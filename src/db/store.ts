@@ -1,11 +1,12 @@
 import { CompiledQuery, sql } from 'kysely';
+import type { ActivityAction } from '../domain/activity.js';
 import type {
-  ActivityEntry,
   ActivityEntryWithNames,
   Approval,
   ApprovalStatus,
   FileUpload,
   FileUploadWithNames,
+  NewActivityEntry,
   PiStatus,
   Project,
   ProjectStatus,
@@ -556,7 +557,29 @@ function idempotencyKeysRepo(db: DB) {
       return row && { fileUploadId: row.file_upload_id, createdAt: row.created_at };
     },
     async complete(userId: string, key: string, fileUploadId: string): Promise<void> {
-      await db.updateTable('idempotency_keys').set({ file_upload_id: fileUploadId }).where('user_id', '=', userId).where('key', '=', key).execute();
+      await db.updateTable('idempotency_keys').set({ file_upload_id: fileUploadId }).where('user_id', '=', userId).where('key', '=', key).where('file_upload_id', 'is', null).execute();
+    },
+    /**
+     * The upload an unfinished claim's request recorded without marking the claim with it: this
+     * user's record of the same project, type, name and bytes, made since the claim and named by
+     * no key (the first such). None while the request still runs.
+     */
+    async recordedUnmarked(userId: string, claimedAt: string, upload: { projectId: string; type: string; filename: string; sha256: string }): Promise<FileUpload | undefined> {
+      const row = await db
+        .selectFrom('file_uploads')
+        .selectAll()
+        .where('project_id', '=', upload.projectId)
+        .where('sha256', '=', upload.sha256)
+        .where('uploaded_by_id', '=', userId)
+        .where('type', '=', upload.type)
+        .where('filename', '=', upload.filename)
+        .where('created_at', '>=', claimedAt)
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('idempotency_keys').select('key').whereRef('idempotency_keys.file_upload_id', '=', 'file_uploads.id'))))
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(1)
+        .executeTakeFirst();
+      return row && toFileUpload(row);
     },
     /** Gives an unfinished claim up (its request failed), so a retry runs afresh. */
     async release(userId: string, key: string): Promise<void> {
@@ -695,7 +718,8 @@ function storageNamesRepo(db: DB, dialect: Database['dialect']) {
 export interface ActivityFilter {
   entityType?: string;
   entityId?: string;
-  action?: string;
+  /** null: an action the service does not write, which matches no entry. */
+  action?: ActivityAction | null;
   userId?: string;
   limit: number;
   cursor?: string;
@@ -735,7 +759,7 @@ function activityRepo(db: DB, dialect: Database['dialect']) {
      * a lock held until commit (PostgreSQL: a transaction-level advisory lock; SQLite has one
      * writer), so positions are dense and committed in order: a reader who sees N has seen all before it.
      */
-    async insert(e: ActivityEntry): Promise<number> {
+    async insert(e: NewActivityEntry): Promise<number> {
       const write = async (trx: DB) => {
         if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('activity_log:' || current_schema()))`.execute(trx);
         const [row] = (await trx.executeQuery(hot.insertActivity(trx, dialect, e.id, e.userId, e.action, e.entityType, e.entityId, JSON.stringify(e.details), e.createdAt))).rows;
@@ -785,7 +809,8 @@ function activityRepo(db: DB, dialect: Database['dialect']) {
         )
         .$if(f.entityType !== undefined, (q) => q.where('activity_log.entity_type', '=', f.entityType!))
         .$if(f.entityId !== undefined, (q) => q.where('activity_log.entity_id', '=', f.entityId!))
-        .$if(f.action !== undefined, (q) => q.where('activity_log.action', '=', f.action!))
+        .$if(f.action !== undefined && f.action !== null, (q) => q.where('activity_log.action', '=', f.action!))
+        .$if(f.action === null, (q) => q.where(sql<boolean>`1 = 0`))
         .$if(f.userId !== undefined, (q) => q.where('activity_log.user_id', '=', f.userId!))
         .$if(cursor !== undefined, (q) => q.where(olderThan('activity_log', cursor!)))
         .orderBy('activity_log.created_at', 'desc')

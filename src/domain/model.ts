@@ -1,5 +1,7 @@
 /** The vocabulary of the service, in the customer's words (specification part 2 and interface.md). */
 
+import type { ActivityAction } from './activity.js';
+
 export const ROLES = ['ADMIN', 'POC', 'CLIENT'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -70,6 +72,7 @@ export interface FileUpload {
   detectedType: string | null;
 }
 
+/** An activity-log entry as read: the log may hold actions the service no longer writes (an older version's), so a string. */
 export interface ActivityEntry {
   id: string;
   userId: string;
@@ -78,6 +81,11 @@ export interface ActivityEntry {
   entityId: string;
   details: Record<string, unknown>;
   createdAt: string;
+}
+
+/** An entry as the service writes it: one of its actions (domain/activity.ts). */
+export interface NewActivityEntry extends ActivityEntry {
+  action: ActivityAction;
 }
 
 /*

@@ -1,4 +1,5 @@
 import { AppError, errors } from '../errors.js';
+import type { ActivityAction } from './activity.js';
 import type { Actor, Approval, PiStatus, Project, ProjectStatus } from './model.js';
 
 /**
@@ -31,7 +32,8 @@ interface ActionRule {
   /** The owner (not an admin) may act only in these states; defaults to allowedFrom. */
   ownerAllowedFrom?: (p: Project) => boolean;
   apply: (p: Project, actor: Actor, now: string, note: string | null) => ProjectChange;
-  activity: string;
+  /** What the activity log calls it (domain/activity.ts). */
+  activity: ActivityAction;
 }
 
 /** The fields an action sets. */
@@ -142,7 +144,7 @@ export function decideProjectAction(
   action: ProjectAction,
   now: string,
   note: string | null = null,
-): { change: ProjectChange; activity: string } | AppError {
+): { change: ProjectChange; activity: ActivityAction } | AppError {
   const rule = LIFECYCLE[action];
   const isAdmin = actor.role === 'ADMIN';
   if (!isAdmin && project.pocId !== actor.id) return errors.projectNotFound();
