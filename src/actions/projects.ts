@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import { nowIso } from '../deps.js';
-import type { ProjectFields, ProjectFilter, Scope } from '../db/store.js';
+import type { ProjectFields, ProjectFilter } from '../db/projects.js';
+import type { Scope } from '../db/visibility.js';
 import {
   type Actor,
   type ApprovalStatus,

@@ -1,4 +1,5 @@
-import type { LoggedChange, Store } from '../db/store.js';
+import type { LoggedChange } from '../db/activity.js';
+import type { Store } from '../db/store.js';
 import type { Role } from '../domain/model.js';
 import { randomBytes } from 'node:crypto';
 import { EventIds } from './event-ids.js';
