@@ -5,6 +5,17 @@ import { reusable } from './reusable.js';
 import { type Page, decodeCursor, olderThan, page, toActivityWithNames } from './rows.js';
 import type { Scope } from './visibility.js';
 
+/** The project changes after `seq` in log order, each with its project's current POC (a LEFT JOIN: null when the project is gone). */
+const changesAfterQuery = (db: DB, seq: number, limit: number) =>
+  db
+    .selectFrom('activity_log')
+    .leftJoin('projects', 'projects.id', 'activity_log.entity_id')
+    .select(['activity_log.seq', 'activity_log.entity_id', 'projects.poc_id'])
+    .where('activity_log.seq', '>', seq)
+    .where('activity_log.entity_type', '=', 'project')
+    .orderBy('activity_log.seq')
+    .limit(limit);
+
 /** The entry every change writes, and the log read every change causes, compiled once: see reusable.ts. */
 const hot = {
   insertActivity: reusable((db, id: string, userId: string, action: string, entityType: string, entityId: string, details: string, createdAt: string) =>
@@ -22,16 +33,7 @@ const hot = {
       })
       .returning('seq'),
   ),
-  changesAfter: reusable((db, seq: number, limit: number) =>
-    db
-      .selectFrom('activity_log')
-      .leftJoin('projects', 'projects.id', 'activity_log.entity_id')
-      .select(['activity_log.seq', 'activity_log.entity_id', 'projects.poc_id'])
-      .where('activity_log.seq', '>', seq)
-      .where('activity_log.entity_type', '=', 'project')
-      .orderBy('activity_log.seq')
-      .limit(limit),
-  ),
+  changesAfter: reusable((db, seq: number, limit: number) => changesAfterQuery(db, seq, limit)),
 };
 
 export interface ActivityFilter {
@@ -54,21 +56,11 @@ export function activityRepo(db: DB, dialect: Database['dialect']) {
   /** The changes after `seq` in order, optionally only those of one POC's projects. */
   const changesAfter = async (seq: number, limit: number, pocId?: string): Promise<LoggedChange[]> => {
     // Every instance's stream hub reads this after every change: the one without a POC is compiled once.
-    if (pocId === undefined) {
-      const { rows } = await db.executeQuery(hot.changesAfter(db, dialect, seq, limit));
-      return rows.map((r): LoggedChange => ({ seq: Number(r.seq), projectId: r.entity_id, pocId: r.poc_id }));
-    }
-    return db
-      .selectFrom('activity_log')
-      .leftJoin('projects', 'projects.id', 'activity_log.entity_id')
-      .select(['activity_log.seq', 'activity_log.entity_id', 'projects.poc_id'])
-      .where('activity_log.seq', '>', seq)
-      .where('activity_log.entity_type', '=', 'project')
-      .$if(pocId !== undefined, (q) => q.where('projects.poc_id', '=', pocId!))
-      .orderBy('activity_log.seq')
-      .limit(limit)
-      .execute()
-      .then((rows) => rows.map((r): LoggedChange => ({ seq: Number(r.seq), projectId: r.entity_id, pocId: r.poc_id })));
+    const rows =
+      pocId === undefined
+        ? (await db.executeQuery(hot.changesAfter(db, dialect, seq, limit))).rows
+        : await changesAfterQuery(db, seq, limit).where('projects.poc_id', '=', pocId).execute();
+    return rows.map((r): LoggedChange => ({ seq: Number(r.seq), projectId: r.entity_id, pocId: r.poc_id }));
   };
 
   return {
