@@ -1,16 +1,17 @@
 import { sql } from 'kysely';
 import type { ActivityEntry, ActivityEntryWithNames } from '../domain/model.js';
+import type { ProjectScope } from '../domain/visibility.js';
 import type { Database, DB } from './index.js';
 import { reusable } from './reusable.js';
 import { type Page, decodeCursor, olderThan, page, toActivityWithNames } from './rows.js';
-import type { Scope } from './visibility.js';
+import { PROJECT_SCOPE_COLUMNS, type Scope, toProjectScope, visibleEntries, visibleTo } from './visibility.js';
 
-/** The project changes after `seq` in log order, each with its project's current POC (a LEFT JOIN: null when the project is gone). */
+/** The project changes after `seq` in log order, each with what the visibility rule reads of its project now (a LEFT JOIN: null when the project is gone). */
 const changesAfterQuery = (db: DB, seq: number, limit: number) =>
   db
     .selectFrom('activity_log')
     .leftJoin('projects', 'projects.id', 'activity_log.entity_id')
-    .select(['activity_log.seq', 'activity_log.entity_id', 'projects.poc_id'])
+    .select(['activity_log.seq', 'activity_log.entity_id', ...PROJECT_SCOPE_COLUMNS])
     .where('activity_log.seq', '>', seq)
     .where('activity_log.entity_type', '=', 'project')
     .orderBy('activity_log.seq')
@@ -45,22 +46,22 @@ export interface ActivityFilter {
   cursor?: string;
 }
 
-/** One project change in the event log: its position and the project's current POC (null when the project is gone). */
+/** One project change in the event log: its position, and the project as the visibility rule reads it now (null when the project is gone). */
 export interface LoggedChange {
   seq: number;
   projectId: string;
-  pocId: string | null;
+  project: ProjectScope | null;
 }
 
 export function activityRepo(db: DB, dialect: Database['dialect']) {
-  /** The changes after `seq` in order, optionally only those of one POC's projects. */
-  const changesAfter = async (seq: number, limit: number, pocId?: string): Promise<LoggedChange[]> => {
-    // Every instance's stream hub reads this after every change: the one without a POC is compiled once.
+  /** The changes after `seq` in order: all of them, or those the scope may see now. */
+  const changesAfter = async (seq: number, limit: number, scope?: Scope): Promise<LoggedChange[]> => {
+    // Every instance's stream hub reads this after every change: the one without a scope is compiled once.
     const rows =
-      pocId === undefined
+      scope === undefined
         ? (await db.executeQuery(hot.changesAfter(db, dialect, seq, limit))).rows
-        : await changesAfterQuery(db, seq, limit).where('projects.poc_id', '=', pocId).execute();
-    return rows.map((r): LoggedChange => ({ seq: Number(r.seq), projectId: r.entity_id, pocId: r.poc_id }));
+        : await changesAfterQuery(db, seq, limit).where(visibleTo(scope)).execute();
+    return rows.map((r): LoggedChange => ({ seq: Number(r.seq), projectId: r.entity_id, project: toProjectScope(r) }));
   };
 
   return {
@@ -84,14 +85,14 @@ export function activityRepo(db: DB, dialect: Database['dialect']) {
       const row = await db.selectFrom('activity_log').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
       return Number(row?.seq ?? 0);
     },
-    /** The newest position up to `atMost` of a change to one of this POC's projects (0 when none). */
-    async latestSeqFor(pocId: string, atMost: number): Promise<number> {
+    /** The newest position up to `atMost` of a change to a project the scope may see (0 when none). */
+    async latestSeqFor(scope: Scope, atMost: number): Promise<number> {
       const row = await db
         .selectFrom('activity_log')
         .innerJoin('projects', 'projects.id', 'activity_log.entity_id')
         .select((eb) => eb.fn.max('activity_log.seq').as('seq'))
         .where('activity_log.entity_type', '=', 'project')
-        .where('projects.poc_id', '=', pocId)
+        .where(visibleTo(scope))
         .where('activity_log.seq', '<=', atMost)
         .executeTakeFirst();
       return Number(row?.seq ?? 0);
@@ -102,7 +103,7 @@ export function activityRepo(db: DB, dialect: Database['dialect']) {
       return row?.created_at;
     },
     changesAfter,
-    /** Newest first, each with the acting user's name (a LEFT JOIN on users: the name only). A POC sees only entries about the projects they own. */
+    /** Newest first, each with the acting user's name (a LEFT JOIN on users: the name only); only the entries the scope may see. */
     async list(scope: Scope, f: ActivityFilter): Promise<Page<ActivityEntryWithNames>> {
       const cursor = decodeCursor(f.cursor);
       const rows = await db
@@ -110,13 +111,7 @@ export function activityRepo(db: DB, dialect: Database['dialect']) {
         .leftJoin('users as actor', 'actor.id', 'activity_log.user_id')
         .selectAll('activity_log')
         .select('actor.name as user_name')
-        .$if(!scope.all, (q) =>
-          q
-            .where('activity_log.entity_type', '=', 'project')
-            .where('activity_log.entity_id', 'in', (sub) =>
-              sub.selectFrom('projects').select('projects.id').where('projects.poc_id', '=', (scope as { pocId: string }).pocId),
-            ),
-        )
+        .where(visibleEntries(scope))
         .$if(f.entityType !== undefined, (q) => q.where('activity_log.entity_type', '=', f.entityType!))
         .$if(f.entityId !== undefined, (q) => q.where('activity_log.entity_id', '=', f.entityId!))
         .$if(f.action !== undefined, (q) => q.where('activity_log.action', '=', f.action!))

@@ -3,7 +3,7 @@ import type { Approval, ApprovalStatus, PiStatus, Project, ProjectStatus, Projec
 import type { Database, DB } from './index.js';
 import { reusable } from './reusable.js';
 import { type Page, decodeCursor, olderThan, page, toProject, toProjectWithNames } from './rows.js';
-import type { Scope } from './visibility.js';
+import { type Scope, visibleTo } from './visibility.js';
 
 /** The project every upload reads, compiled once: see reusable.ts. */
 const hot = {
@@ -87,7 +87,7 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
     async list(scope: Scope, f: ProjectFilter): Promise<Page<ProjectWithNames>> {
       const cursor = decodeCursor(f.cursor);
       const rows = await withNames()
-        .$if(!scope.all, (q) => q.where('projects.poc_id', '=', (scope as { pocId: string }).pocId))
+        .where(visibleTo(scope))
         .$if(f.pocId !== undefined, (q) => q.where('projects.poc_id', '=', f.pocId!))
         .$if(f.status !== undefined, (q) => q.where('projects.status', '=', f.status!))
         .$if(f.approval === 'PENDING', (q) => q.where((eb) => eb.or([eb('projects.approval_status', 'is', null), eb('projects.approval_status', '=', 'PENDING')])))

@@ -1,5 +1,5 @@
 import type { DB } from './index.js';
-import type { Scope } from './visibility.js';
+import { type Scope, visibleTo } from './visibility.js';
 
 export function statsRepo(db: DB) {
   return {
@@ -7,7 +7,7 @@ export function statsRepo(db: DB) {
       const rows = await db
         .selectFrom('projects')
         .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-        .$if(!scope.all, (q) => q.where('poc_id', '=', (scope as { pocId: string }).pocId))
+        .where(visibleTo(scope))
         .groupBy('status')
         .execute();
       return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
@@ -19,7 +19,7 @@ export function statsRepo(db: DB) {
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('status', '=', 'REQUESTED')
         .where('approval_status', '=', 'REJECTED')
-        .$if(!scope.all, (q) => q.where('poc_id', '=', (scope as { pocId: string }).pocId))
+        .where(visibleTo(scope))
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },
@@ -28,7 +28,7 @@ export function statsRepo(db: DB) {
         .selectFrom('file_uploads')
         .innerJoin('projects', 'projects.id', 'file_uploads.project_id')
         .select(['file_uploads.type', (eb) => eb.fn.countAll<number>().as('n')])
-        .$if(!scope.all, (q) => q.where('projects.poc_id', '=', (scope as { pocId: string }).pocId))
+        .where(visibleTo(scope))
         .groupBy('file_uploads.type')
         .execute();
       return Object.fromEntries(rows.map((r) => [r.type, Number(r.n)]));

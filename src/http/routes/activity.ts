@@ -1,5 +1,4 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { scopeOf } from '../../actions/projects.js';
 import { dashboardStats } from '../../actions/dashboard.js';
 import { presentActivity } from '../../presenters/index.js';
 import { actorOf } from '../session.js';
@@ -27,7 +26,7 @@ export async function activityRoutes(app: App, { deps, hooks }: RouteContext) {
       },
     },
     async (req) => {
-      const page = await deps.store.activity.list(scopeOf(actorOf(req)), { ...req.query, limit: req.query.limit ?? 50 });
+      const page = await deps.store.activity.list(actorOf(req), { ...req.query, limit: req.query.limit ?? 50 });
       return { items: page.items.map(presentActivity), nextCursor: page.nextCursor };
     },
   );
