@@ -53,6 +53,7 @@ export interface LoggedChange {
   project: ProjectScope | null;
 }
 
+/** The activity log (migration 002: `seq` orders it), which is also the realtime event log. */
 export function activityRepo(db: DB, dialect: Database['dialect']) {
   /** The changes after `seq` in order: all of them, or those the scope may see now. */
   const changesAfter = async (seq: number, limit: number, scope?: Scope): Promise<LoggedChange[]> => {

@@ -38,6 +38,7 @@ const hot = {
   ),
 };
 
+/** The FileUpload records (specification 4.1 step 9). */
 export function filesRepo(db: DB, dialect: Database['dialect']) {
   return {
     async insert(f: FileUpload): Promise<void> {

@@ -6,6 +6,7 @@ export interface IdempotencyClaim {
   createdAt: string;
 }
 
+/** Idempotency-Key claims on POST /api/upload (uploads/idempotency.ts), kept a day. */
 export function idempotencyKeysRepo(db: DB) {
   return {
     /**

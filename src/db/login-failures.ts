@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { DB } from './index.js';
 
+/** Sign-in throttling (migration 010): failures and attempts under way per key, in a window. */
 export function loginFailuresRepo(db: DB) {
   return {
     /**

@@ -29,6 +29,7 @@ export interface ProjectFields {
   approval?: Approval;
 }
 
+/** Projects, with the names of their POC and approval decider where answers show them. */
 export function projectsRepo(db: DB, dialect: Database['dialect']) {
   /**
    * Projects with the names of their POC and of their approval's decider: LEFT JOINs on the users'

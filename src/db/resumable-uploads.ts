@@ -13,6 +13,7 @@ export interface ResumableUpload {
   error: { status: number; message: string } | null;
 }
 
+/** tus uploads (uploads/resumable.ts): as created, and their outcome once finished. */
 export function resumableUploadsRepo(db: DB) {
   return {
     async insert(u: Omit<ResumableUpload, 'finishing' | 'fileUploadId' | 'error'>, now: string): Promise<void> {

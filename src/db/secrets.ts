@@ -1,5 +1,6 @@
 import type { DB } from './index.js';
 
+/** Secrets every instance shares (migration 011), made on first use. */
 export function secretsRepo(db: DB) {
   return {
     /** The stored value of a secret, made by `make` and stored the first time: of instances asking at once, the first write wins for all. */

@@ -16,6 +16,7 @@ const hot = {
   ),
 };
 
+/** Sessions by their token's hash (the token itself is never stored). */
 export function sessionsRepo(db: DB, dialect: Database['dialect']) {
   return {
     async create(tokenHash: string, userId: string, now: string, expiresAt: string): Promise<void> {

@@ -1,6 +1,7 @@
 import type { DB } from './index.js';
 import { type Scope, visibleTo } from './visibility.js';
 
+/** The dashboard's figures, over the projects the scope may see (db/visibility.ts). */
 export function statsRepo(db: DB) {
   return {
     async projectsByStatus(scope: Scope): Promise<Record<string, number>> {

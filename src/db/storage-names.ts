@@ -11,6 +11,7 @@ const hot = {
   ),
 };
 
+/** Storage keys reserved by uploads, so two uploads never take one name (across instances). */
 export function storageNamesRepo(db: DB, dialect: Database['dialect']) {
   return {
     /** Claims a storage key; false when another upload holds it already. */

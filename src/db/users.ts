@@ -14,6 +14,7 @@ export interface NewUser {
 
 export type UserChange = Partial<Pick<User, 'name' | 'email' | 'phone' | 'role' | 'location' | 'branch' | 'active'>> & { passwordHash?: string };
 
+/** The team: users, and their password hashes (read only where a password is checked). */
 export function usersRepo(db: DB, dialect: Database['dialect']) {
   return {
     async insert(id: string, u: NewUser, now: string): Promise<User> {
