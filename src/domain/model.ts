@@ -1,3 +1,5 @@
+import type { Viewer } from './visibility.js';
+
 /** The vocabulary of the service, in the customer's words (specification part 2 and interface.md). */
 
 import type { ActivityAction } from './activity.js';
@@ -17,11 +19,8 @@ export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 export const DOCUMENT_TYPES = ['PO', 'CHALLAN', 'INVOICE'] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
-/** The acting user, as the session carries it (session.user in the specification). */
-export interface Actor {
-  id: string;
-  role: Role;
-}
+/** The acting user, as the session carries it (session.user in the specification): a viewer (domain/visibility.ts) who acts. */
+export type Actor = Viewer;
 
 export interface Approval {
   status: ApprovalStatus;

@@ -18,7 +18,8 @@ export async function queueProjectEmails(
   if (!audience) return;
   const recipients = await store.outbox.recipients({
     admins: audience.admins,
-    pocId: audience.poc ? change.project.pocId : null,
+    poc: audience.poc,
+    project: change.project,
     category: audience.category,
     exceptId: change.actor.id,
   });

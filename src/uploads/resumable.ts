@@ -8,7 +8,7 @@ import type { Deps } from '../deps.js';
 import { isUnspecific } from '../domain/content-types.js';
 import { cleanContentType, cleanFilename } from '../domain/documents.js';
 import type { Actor, DocumentType, FileUpload, Project } from '../domain/model.js';
-import type { ResumableUpload } from '../db/store.js';
+import type { ResumableUpload } from '../db/resumable-uploads.js';
 import { AppError, errors } from '../errors.js';
 import { drainUnreadBody } from '../http/timeouts.js';
 import { newId } from '../ids.js';

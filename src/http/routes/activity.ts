@@ -1,5 +1,4 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { scopeOf } from '../../actions/projects.js';
 import { dashboardStats } from '../../actions/dashboard.js';
 import { ACTIVITY_ACTIONS, isActivityAction } from '../../domain/activity.js';
 import { presentActivity } from '../../presenters/index.js';
@@ -31,7 +30,7 @@ export async function activityRoutes(app: App, { deps, hooks }: RouteContext) {
     async (req) => {
       const { action, ...filter } = req.query;
       const known = action === undefined || isActivityAction(action) ? action : null;
-      const page = await deps.store.activity.list(scopeOf(actorOf(req)), { ...filter, action: known, limit: filter.limit ?? 50 });
+      const page = await deps.store.activity.list(actorOf(req), { ...filter, action: known, limit: filter.limit ?? 50 });
       return { items: page.items.map(presentActivity), nextCursor: page.nextCursor };
     },
   );
