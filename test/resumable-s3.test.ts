@@ -20,7 +20,7 @@ import { sha256sum } from './helpers/checksum.js';
 import { eventually } from './helpers/eventually.js';
 import { type S3Front, type S3Server, startS3Front, startS3Server } from './helpers/s3-server.js';
 import { Client, type TestService, startTestService } from './helpers/service.js';
-import { TUS, tusCreate as create, tusPatch as patch } from './helpers/tus.js';
+import { TUS, tusCreate as create, tusMetadata as metadata, tusPatch as patch } from './helpers/tus.js';
 import { assertNothingStoredSince, httpGet, storedState, streamRequest } from './helpers/upload.js';
 
 const MiB = 1024 * 1024;

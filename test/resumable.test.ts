@@ -20,7 +20,7 @@ import type { Role, User } from '../src/domain/model.js';
 import { sha256sum } from './helpers/checksum.js';
 import { eventually } from './helpers/eventually.js';
 import { type Client, type TestService, openEventStream, startTestService } from './helpers/service.js';
-import { TUS, tusCreate as create, tusPatch as patch } from './helpers/tus.js';
+import { TUS, tusCreate as create, tusMetadata as metadata, tusPatch as patch } from './helpers/tus.js';
 import { assertNothingStoredSince, filesUnder, httpGet, storedState } from './helpers/upload.js';
 
 interface Person {
