@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import Pusher from 'pusher';
 import type { User } from '../src/domain/model.js';
 import { type FakePusher, startFakePusher } from './helpers/fake-pusher.js';
 import { captureLogs } from './helpers/logs.js';
@@ -228,6 +229,31 @@ describe('REALTIME_DRIVER=pusher, Pusher failing for a while', () => {
       assert.deepEqual((await svc.anonymous.get('/healthz')).body, { status: 'ok' });
     } finally {
       await svc.close();
+      await pusher.close();
+    }
+  });
+});
+
+describe('the fake Pusher', () => {
+  test("holds each event to Pusher's limits: data over 10 KB 413, more than 100 channels or an invalid channel name 400, nothing accepted", async () => {
+    const pusher = await startFakePusher();
+    // The SDK's generic signed POST, past its own checks of channels.
+    const sdk = new Pusher({ appId: pusher.appId, key: pusher.key, secret: pusher.secret, host: '127.0.0.1', port: String(pusher.port), useTLS: false });
+    const trigger = (channels: string[], data: string) =>
+      // The SDK encodes body as JSON itself (its type says string).
+      sdk.post({ path: '/events', body: { name: 'project-updated', channels, data } as unknown as string }).then(
+        (res) => res.status,
+        (err: { status?: number }) => err.status,
+      );
+    try {
+      assert.equal(await trigger(['private-projects'], JSON.stringify({ id: 'x'.repeat(10 * 1024) })), 413);
+      assert.equal(await trigger(Array.from({ length: 101 }, (_, i) => `private-user-${i}`), '{}'), 400);
+      assert.equal(await trigger(['private-user-a b'], '{}'), 400);
+      assert.equal(await trigger([`private-user-${'x'.repeat(160)}`], '{}'), 400);
+      assert.deepEqual(pusher.events, []);
+      assert.equal(await trigger(['private-projects', `private-user-${'x'.repeat(150)}`], JSON.stringify({ id: 'x'.repeat(10 * 1024 - 20) })), 200);
+      assert.equal(pusher.events.length, 1);
+    } finally {
       await pusher.close();
     }
   });

@@ -278,6 +278,16 @@ describe('the driver on its own', () => {
 });
 
 describe('the fake', () => {
+  test('refuses a signed destroy without a public id, as Cloudinary does', async () => {
+    const { stringToSign } = await import('./helpers/fake-cloudinary.js');
+    const params = { timestamp: String(Math.floor(Date.now() / 1000)), type: 'upload' };
+    const form = new FormData();
+    for (const [k, v] of Object.entries({ ...params, api_key: fake.apiKey, signature: createHash('sha1').update(stringToSign(params) + fake.apiSecret).digest('hex') })) form.append(k, v);
+    const res = await fetch(`${fake.url}/v1_1/${fake.cloudName}/image/destroy`, { method: 'POST', body: form });
+    assert.equal(res.status, 400);
+    assert.deepEqual(await res.json(), { error: { message: 'Missing required parameter - public_id' } });
+  });
+
   test("checks signatures the way the SDK's api_sign_request makes them", async () => {
     const { v2 } = await import('cloudinary');
     const params = { timestamp: 1700000000, public_id: 'a&b', folder: 'x/y', overwrite: 0, access_mode: 'public' };

@@ -118,6 +118,15 @@ describe('uploads', () => {
     assert.deepEqual(activity.items.map((a) => a.action), ['PO_UPLOADED']);
   });
 
+  test("the service serves none of the bucket's documents itself: GET /files/<key> is an unknown route", async () => {
+    const p = await readyProject();
+    const body = assertCreated(await postMultipart(admin, form(p.id, { data: pdfBytes })), 'document.pdf', pdfBytes.length);
+    const res = await admin.get(`/files/${keyOf(body.url)}`);
+    assert.equal(res.status, 404, res.text);
+    assert.deepEqual(res.body, { error: `Route GET /files/${keyOf(body.url)} not found` });
+    assert.deepEqual((await s3.get(keyOf(body.url))).bytes, pdfBytes);
+  });
+
   test('a type a browser would run is stored as a download; a name without a usable extension gets none', async () => {
     const p = await readyProject();
     const html = Buffer.from('<script>alert(1)</script>');
