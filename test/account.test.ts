@@ -26,16 +26,6 @@ after(async () => {
   await smtp?.stop();
 });
 
-/** Waits for the next email to `address` after `seen` of them, and returns it. */
-async function nextEmailTo(address: string, seen: number, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (smtp.to(address).length <= seen) {
-    if (Date.now() > deadline) throw new Error(`no email to ${address} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return smtp.to(address)[seen]!;
-}
-
 /** The reset link's token from an email, after checking the link's form. */
 function tokenOf(mail: { text: string }): string {
   const m = new RegExp(`${svc.url.replace(/[.]/g, '\\.')}/reset-password\\?token=([A-Za-z0-9_%-]+)`).exec(mail.text);
@@ -115,7 +105,7 @@ describe('GET and PATCH /api/account', () => {
     assert.equal((await admin.client.post(`/api/projects/${project.id}/dispatch`, {})).status, 200);
     const other = await svc.createProject(poc.user.id, { name: 'Loud one' });
     assert.equal((await admin.client.post(`/api/projects/${other.id}/approve`, {})).status, 200);
-    const mail = await nextEmailTo('prefs-poc@example.com', 0);
+    const mail = await smtp.nextTo('prefs-poc@example.com', 0);
     assert.equal(mail.subject, 'Approved: Loud one');
     await quiet();
     assert.equal(smtp.to('prefs-poc@example.com').length, 1);
@@ -232,7 +222,7 @@ describe('forgot and reset password', () => {
       assertAnswer(await svc.anonymous.post('/api/auth/forgot-password', { email: 'nobody@example.com' }), 202, {});
       assertAnswer(await svc.anonymous.post('/api/auth/forgot-password', { email: 'FORGETFUL@example.com' }), 202, {});
       assertAnswer(await svc.anonymous.post('/api/auth/forgot-password', {}), 400, { error: 'email is required' });
-      const mail = await nextEmailTo(email, 0);
+      const mail = await smtp.nextTo(email, 0);
       assert.equal(mail.subject, 'Reset your password');
       assert.equal(mail.to, '"Forgetful Fay" <forgetful@example.com>');
       const token = tokenOf(mail);
@@ -270,7 +260,7 @@ describe('forgot and reset password', () => {
   test('an expired link is refused; an inactive user gets no link', async () => {
     const { user, email } = await svc.createUser({ role: 'CLIENT' });
     assert.equal((await svc.anonymous.post('/api/auth/forgot-password', { email })).status, 202);
-    const token = tokenOf(await nextEmailTo(email, 0));
+    const token = tokenOf(await smtp.nextTo(email, 0));
     // As if PASSWORD_RESET_MINUTES had passed.
     await svc.deps.database.db.updateTable('password_resets').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('user_id', '=', user.id).execute();
     assertAnswer(await new Client(svc.url).post('/api/auth/reset-password', { token, password: 'brand-new-pass' }), 400, { error: 'This reset link is invalid, used or expired; ask for a new one' });

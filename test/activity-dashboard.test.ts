@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import type { User } from '../src/domain/model.js';
 import { newId } from '../src/ids.js';
 import { ISO, UUID, insertFile } from './helpers/projects.js';
@@ -38,16 +39,21 @@ before(async () => {
   ok(p3, 201);
   ok(await admin.client.patch(`/api/projects/${p2.body.id}`, { name: 'P2 renamed' }));
   Object.assign(P, { P1: p1.body.id, P2: p2.body.id, P3: p3.body.id });
-  // An entry about something other than a project (the service writes none yet; the log allows them).
-  await svc.deps.store.activity.insert({
-    id: newId(),
-    userId: admin.user.id,
-    action: 'USER_NOTED',
-    entityType: 'user',
-    entityId: pocB.user.id,
-    details: { reason: 'test' },
-    createdAt: new Date(Date.now() + 1000).toISOString(),
-  });
+  // An entry about something other than a project, with an action the service does not write
+  // (ACTIVITY_ACTIONS): straight into the table, as an older version may have left one.
+  await svc.deps.database.db
+    .insertInto('activity_log')
+    .values({
+      id: newId(),
+      seq: sql<number>`(select coalesce(max(seq), 0) + 1 from activity_log)`,
+      user_id: admin.user.id,
+      action: 'USER_NOTED',
+      entity_type: 'user',
+      entity_id: pocB.user.id,
+      details: JSON.stringify({ reason: 'test' }),
+      created_at: new Date(Date.now() + 1000).toISOString(),
+    })
+    .execute();
   log = [
     ['USER_NOTED', admin.user.id, 'user', pocB.user.id],
     ['PROJECT_UPDATED', admin.user.id, 'project', P.P2!],

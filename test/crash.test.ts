@@ -10,6 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import { spawnService } from './helpers/child-service.js';
+import { eventually } from './helpers/eventually.js';
 import { Client, testConfig } from './helpers/service.js';
 import { filesUnder, multipart, partHead } from './helpers/upload.js';
 
@@ -38,14 +39,6 @@ function startUpload(url: string, cookie: string, projectId: string, fileFirst: 
   return socket;
 }
 
-async function eventually(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 test('SIGKILL during uploads leaves, after a restart, no file without a record and no spool or partial file', { timeout: 120_000 }, async () => {
   const { env, config, cleanup } = await testConfig({ env: { ...ADMIN, RECONCILE_ON_START: 'off' } });
   const uploads = path.join(config.dataDir, 'uploads');
@@ -69,7 +62,7 @@ test('SIGKILL during uploads leaves, after a restart, no file without a record a
     // Past the size a file is held in memory whole (1 MiB), so that each is on disk when the process dies.
     for (const fileFirst of [false, true, false, true, false, true]) sockets.push(startUpload(service.url, admin.cookie!, project.id, fileFirst, 2 * 1024 * 1024));
     // The service is writing all six: three spooled, three into the local driver's temporary files.
-    await eventually('six uploads in flight', () => filesUnder(tmp).length === 3 && filesUnder(uploads).filter((f) => f.startsWith('.incoming')).length === 3);
+    await eventually('six uploads in flight', () => filesUnder(tmp).length === 3 && filesUnder(uploads).filter((f) => f.startsWith('.incoming')).length === 3, 20_000);
 
     service.child.kill('SIGKILL');
     await service.exited;
@@ -79,7 +72,7 @@ test('SIGKILL during uploads leaves, after a restart, no file without a record a
 
     service = await spawnService({ ...env, RECONCILE_ON_START: 'repair', RECONCILE_GRACE_MS: '0' });
     assert.deepEqual(filesUnder(tmp), [], 'DATA_DIR/tmp is emptied at start-up');
-    await eventually('the reconciler removed the partial files', () => filesUnder(uploads).every((f) => !f.startsWith('.incoming')));
+    await eventually('the reconciler removed the partial files', () => filesUnder(uploads).every((f) => !f.startsWith('.incoming')), 20_000);
 
     const restarted = new Client(service.url);
     assert.equal((await restarted.post('/api/auth/login', { email: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD })).status, 200);

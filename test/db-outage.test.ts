@@ -6,19 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { eventually } from './helpers/eventually.js';
 import { type TestService, startTestService, testDialect } from './helpers/service.js';
 import { type TcpProxy, startTcpProxy } from './helpers/tcp-proxy.js';
 
 const PG_URL = process.env.TEST_DATABASE_URL;
 const skip = testDialect !== 'postgres' ? 'PostgreSQL only (runs in the PostgreSQL pass)' : false;
-
-async function eventually(what: string, condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('PostgreSQL cut off while the pool holds connections', { skip }, () => {
   let proxy: TcpProxy;
@@ -68,7 +61,7 @@ describe('PostgreSQL cut off while the pool holds connections', { skip }, () => 
       assert.deepEqual(failed.body, { error: 'Internal server error' });
 
       proxy.restore();
-      await eventually('the service answers from PostgreSQL again', async () => (await admin.get('/api/projects')).status === 200);
+      await eventually('the service answers from PostgreSQL again', async () => (await admin.get('/api/projects')).status === 200, 20_000);
       assert.equal((await svc.anonymous.get('/readyz')).status, 200);
       for (const res of await burst()) assert.equal(res.status, 200);
     });
@@ -95,7 +88,7 @@ describe('PostgreSQL silent (a partition: the link stays open, nothing comes bac
       }
       assert.ok(Date.now() - started < 8000, `answered after ${Date.now() - started} ms`);
       proxy.restore();
-      await eventually('the service answers from PostgreSQL again', async () => (await admin.get('/api/projects')).status === 200);
+      await eventually('the service answers from PostgreSQL again', async () => (await admin.get('/api/projects')).status === 200, 20_000);
     } finally {
       proxy.restore();
       await svc.close();

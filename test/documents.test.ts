@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Role, User } from '../src/domain/model.js';
 import { sha256sum } from './helpers/checksum.js';
+import { failWrites } from './helpers/faults.js';
 import { Client, type Response, type TestService, startTestService } from './helpers/service.js';
 import { type Part, type StoredState, assertNothingStoredSince, httpGet, multipart, postMultipart, storedState } from './helpers/upload.js';
 
@@ -282,6 +283,38 @@ describe('Idempotency-Key on POST /api/upload', () => {
     await svc.deps.database.db.updateTable('idempotency_keys').set({ created_at: yesterday }).where('key', '=', 'daily').execute();
     assert.equal((await send(poc, parts, 'daily')).status, 201);
     assert.equal((await recordsOf(p.id)).length, 2);
+  });
+
+  test('a retry after the key could not be marked with its upload answers that upload (not 409 for an hour) and stores nothing', async () => {
+    const p = await project();
+    const data = pdf(randomBytes(50_000));
+    const parts = form(p.id, 'PO', { data });
+    const key = 'marked-too-late';
+    // The upload is stored and recorded; marking the key with it (the last write) fails.
+    const stopFailing = await failWrites(svc, 'idempotency_keys', 'update', 'idempotency keys are read-only');
+    let before: StoredState;
+    let answer: { id: string; url: string; filename: string; size: number };
+    try {
+      const first = await send(poc, parts, key);
+      assert.deepEqual([first.status, first.body], [500, { error: 'idempotency keys are read-only' }]);
+      const recorded = await svc.deps.store.files.listForProject(p.id);
+      assert.equal(recorded.length, 1, 'the upload was recorded');
+      answer = { id: recorded[0]!.id, url: recorded[0]!.url, filename: 'document.pdf', size: data.length };
+      before = await storedState(svc, [p.id]);
+      // While the fault lasts, a retry cannot mark the key either: it still answers the stored upload.
+      const retry = await send(poc, parts, key);
+      assert.deepEqual([retry.status, retry.body], [201, answer]);
+      await assertNothingStoredSince(svc, before);
+    } finally {
+      await stopFailing();
+    }
+    const again = await send(poc, parts, key);
+    assert.deepEqual([again.status, again.body], [201, answer]);
+    await assertNothingStoredSince(svc, before);
+    // The key now names its upload: another request with it is the reused key's 409.
+    const other = await send(poc, form(p.id, 'PO', { data: pdf('another') }), key);
+    assert.deepEqual([other.status, other.body], [409, { error: 'Idempotency-Key was already used for a different upload' }]);
+    await assertNothingStoredSince(svc, before);
   });
 
   /**

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
-import { loggerOptions } from '../src/app.js';
 import { type RunningService, startService } from '../src/service.js';
+import { captureLogs } from './helpers/logs.js';
 import { Client, testConfig } from './helpers/service.js';
 
 /** What the service writes to its log at the most verbose level: request ids, never a password, cookie or token. */
 
-const lines: string[] = [];
+const log = captureLogs('trace');
 let running: RunningService;
 let cleanup: () => Promise<void>;
 let url: string;
@@ -16,13 +15,7 @@ const password = 'Sup3r-secret-passphrase';
 before(async () => {
   const made = await testConfig({ env: { ADMIN_EMAIL: 'log-admin@example.com', ADMIN_PASSWORD: password } });
   cleanup = made.cleanup;
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(...String(chunk).split('\n').filter(Boolean));
-      done();
-    },
-  });
-  running = await startService(made.config, { logger: { ...(loggerOptions('trace') as object), stream } });
+  running = await startService(made.config, { logger: log.logger });
   url = `http://127.0.0.1:${made.config.port}`;
 });
 after(async () => {
@@ -39,11 +32,11 @@ test('trace logs carry request ids but no password, session cookie, token or has
   await admin.request('POST', '/api/team', { body: `{"password":"${password}"`, headers: { 'content-type': 'application/json' } }); // a logged 500
   assert.equal((await admin.get('/api/team')).status, 200);
 
-  const log = lines.join('\n');
-  assert.ok(lines.length > 10, 'the service logged its requests');
-  assert.ok(lines.some((l) => JSON.parse(l).reqId), 'lines carry the request id');
-  assert.ok(lines.some((l) => JSON.parse(l).level === 50), 'the failed request was logged as an error');
-  assert.ok(!log.includes(password), 'no password in the log');
-  assert.ok(!log.includes(token), 'no session token in the log');
-  assert.doesNotMatch(log, /\$2[aby]\$\d\d\$/, 'no bcrypt hash in the log');
+  const text = log.text.join('\n');
+  assert.ok(log.lines.length > 10, 'the service logged its requests');
+  assert.ok(log.lines.some((l) => l.reqId), 'lines carry the request id');
+  assert.ok(log.lines.some((l) => l.level === 50), 'the failed request was logged as an error');
+  assert.ok(!text.includes(password), 'no password in the log');
+  assert.ok(!text.includes(token), 'no session token in the log');
+  assert.doesNotMatch(text, /\$2[aby]\$\d\d\$/, 'no bcrypt hash in the log');
 });

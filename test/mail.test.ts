@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Writable } from 'node:stream';
 import { simpleParser } from 'mailparser';
-import { loggerOptions } from '../src/app.js';
+import { eventuallyPasses } from './helpers/eventually.js';
+import { captureLogs } from './helpers/logs.js';
 import { type TestService, startTestService } from './helpers/service.js';
 import { type TestSmtpServer, startSmtpServer } from './helpers/smtp.js';
 
@@ -34,13 +34,11 @@ async function outbox(svc: TestService): Promise<Record<string, number>> {
 
 /** Waits until every outbox row is finished (none pending), then gives what the SMTP server got. */
 async function settled(svc: TestService, timeoutMs = 15_000): Promise<Record<string, number>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  return eventuallyPasses(async () => {
     const by = await outbox(svc);
-    if (!by.pending) return by;
-    if (Date.now() > deadline) throw new Error(`outbox not settled within ${timeoutMs} ms: ${JSON.stringify(by)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+    assert.ok(!by.pending, `outbox not settled within ${timeoutMs} ms: ${JSON.stringify(by)}`);
+    return by;
+  }, timeoutMs);
 }
 
 /** "recipient: subject" of each email received since `from`, sorted. */
@@ -187,17 +185,13 @@ describe('email: bursts and outages', () => {
       const res = await poc.client.post('/api/projects', { name: 'During the outage' });
       assert.equal(res.status, 201);
       // Tried and failed at least twice while SMTP was away; still pending.
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const row = await svc.deps.database.db.selectFrom('outbox').selectAll().where('recipient_id', '=', admin.user.id).executeTakeFirstOrThrow();
-        if (row.attempts >= 2) {
-          assert.equal(row.status, 'pending');
-          assert.match(row.last_error ?? '', /ECONNREFUSED|connect/i);
-          break;
-        }
-        assert.ok(Date.now() < deadline, 'the dispatcher did not retry');
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const row = await eventuallyPasses(async () => {
+        const r = await svc.deps.database.db.selectFrom('outbox').selectAll().where('recipient_id', '=', admin.user.id).executeTakeFirstOrThrow();
+        assert.ok(r.attempts >= 2, 'the dispatcher did not retry');
+        return r;
+      }, 10_000);
+      assert.equal(row.status, 'pending');
+      assert.match(row.last_error ?? '', /ECONNREFUSED|connect/i);
       assert.equal(smtp.to('outage-admin@example.com').length, 0);
       await smtp.start();
       await settled(svc);
@@ -209,32 +203,25 @@ describe('email: bursts and outages', () => {
   });
 
   test('a standing backlog is logged; after MAIL_MAX_ATTEMPTS an email is given up, kept as failed and logged', async () => {
-    const lines: { level: number; msg: string; count?: number }[] = [];
-    const stream = new Writable({
-      write(chunk, _enc, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
+    const log = captureLogs('info');
     const svc = await startTestService({
       env: { ...mailEnv(smtp), MAIL_BACKLOG_WARN_SECONDS: '1', MAIL_MAX_ATTEMPTS: '3', MAIL_RETRY_BASE_MS: '800', MAIL_RETRY_MAX_MS: '800' },
-      logger: { ...(loggerOptions('info') as object), stream },
+      logger: log.logger,
     });
     await smtp.stop();
     try {
       await svc.createUser({ role: 'ADMIN', email: 'backlog-admin@example.com' });
       const poc = await svc.signIn('POC');
       assert.equal((await poc.client.post('/api/projects', { name: 'Never delivered' })).status, 201);
-      const deadline = Date.now() + 15_000;
-      while (!(await outbox(svc)).failed) {
-        assert.ok(Date.now() < deadline, `not given up: ${JSON.stringify(await outbox(svc))}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await eventuallyPasses(async () => {
+        const by = await outbox(svc);
+        assert.ok(by.failed, `not given up: ${JSON.stringify(by)}`);
+      }, 15_000);
       assert.deepEqual(await outbox(svc), { failed: 1 });
-      const messages = lines.map((l) => l.msg);
+      const messages = log.lines.map((l) => l.msg);
       assert.equal(messages.filter((m) => m === 'email not sent; it will be retried').length, 2);
       assert.ok(messages.some((m) => /^mail backlog: 1 email\(s\) waiting, the oldest due since /.test(m)), messages.join('\n'));
-      assert.equal(lines.find((l) => l.msg === 'email given up after its last attempt')?.level, 50);
+      assert.equal(log.lines.find((l) => l.msg === 'email given up after its last attempt')?.level, 50);
     } finally {
       await smtp.start();
       await svc.close();

@@ -4,11 +4,11 @@
  * refused trigger (specification 4.1: 500 with the failure message, earlier steps kept) and readiness.
  */
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { loggerOptions } from '../src/app.js';
+import Pusher from 'pusher';
 import type { User } from '../src/domain/model.js';
 import { type FakePusher, startFakePusher } from './helpers/fake-pusher.js';
+import { captureLogs } from './helpers/logs.js';
 import { activityOf, changeEvents, withoutIds } from './helpers/projects.js';
 import { type Client, type TestService, collectEvents, openEventStream, startTestService } from './helpers/service.js';
 
@@ -142,17 +142,11 @@ describe('REALTIME_DRIVER=pusher, Pusher refusing the requests (wrong secret)', 
   let pusher: FakePusher;
   let svc: TestService;
   let admin: Person;
-  const logLines: string[] = [];
+  const log = captureLogs('warn');
 
   before(async () => {
     pusher = await startFakePusher();
-    const stream = new Writable({
-      write(chunk, _enc, done) {
-        logLines.push(...String(chunk).split('\n').filter(Boolean));
-        done();
-      },
-    });
-    svc = await startTestService({ env: pusher.env({ PUSHER_SECRET: 'not-the-secret' }), logger: { ...(loggerOptions('warn') as object), stream } });
+    svc = await startTestService({ env: pusher.env({ PUSHER_SECRET: 'not-the-secret' }), logger: log.logger });
     admin = await svc.signIn('ADMIN');
   });
   after(async () => {
@@ -178,10 +172,10 @@ describe('REALTIME_DRIVER=pusher, Pusher refusing the requests (wrong secret)', 
     assert.deepEqual(activity.map((a) => [a.action, a.details]), [['PO_UPLOADED', { filename: 'order.pdf', size: pdf.data.length }]]);
 
     // The error handler logged the 500 with the failure.
-    const failed = logLines.map((l) => JSON.parse(l)).filter((l) => l.level === 50 && l.msg === 'request failed');
+    const failed = log.lines.filter((l) => l.level === 50 && l.msg === 'request failed');
     assert.ok(
       failed.some((l) => /Pusher refused the request/.test(l.err?.message ?? '')),
-      `no error line for the failed upload: ${logLines.join('\n')}`,
+      `no error line for the failed upload: ${log.text.join('\n')}`,
     );
   });
 
@@ -235,6 +229,31 @@ describe('REALTIME_DRIVER=pusher, Pusher failing for a while', () => {
       assert.deepEqual((await svc.anonymous.get('/healthz')).body, { status: 'ok' });
     } finally {
       await svc.close();
+      await pusher.close();
+    }
+  });
+});
+
+describe('the fake Pusher', () => {
+  test("holds each event to Pusher's limits: data over 10 KB 413, more than 100 channels or an invalid channel name 400, nothing accepted", async () => {
+    const pusher = await startFakePusher();
+    // The SDK's generic signed POST, past its own checks of channels.
+    const sdk = new Pusher({ appId: pusher.appId, key: pusher.key, secret: pusher.secret, host: '127.0.0.1', port: String(pusher.port), useTLS: false });
+    const trigger = (channels: string[], data: string) =>
+      // The SDK encodes body as JSON itself (its type says string).
+      sdk.post({ path: '/events', body: { name: 'project-updated', channels, data } as unknown as string }).then(
+        (res) => res.status,
+        (err: { status?: number }) => err.status,
+      );
+    try {
+      assert.equal(await trigger(['private-projects'], JSON.stringify({ id: 'x'.repeat(10 * 1024) })), 413);
+      assert.equal(await trigger(Array.from({ length: 101 }, (_, i) => `private-user-${i}`), '{}'), 400);
+      assert.equal(await trigger(['private-user-a b'], '{}'), 400);
+      assert.equal(await trigger([`private-user-${'x'.repeat(160)}`], '{}'), 400);
+      assert.deepEqual(pusher.events, []);
+      assert.equal(await trigger(['private-projects', `private-user-${'x'.repeat(150)}`], JSON.stringify({ id: 'x'.repeat(10 * 1024 - 20) })), 200);
+      assert.equal(pusher.events.length, 1);
+    } finally {
       await pusher.close();
     }
   });

@@ -7,14 +7,14 @@
  * so test files running at the same time never see each other's notifications.
  */
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { loggerOptions } from '../src/app.js';
 import { migrationNames } from '../src/db/index.js';
 import type { User } from '../src/domain/model.js';
 import { newId } from '../src/ids.js';
 import { type RunningService, startService } from '../src/service.js';
+import { eventually } from './helpers/eventually.js';
+import { captureLogs } from './helpers/logs.js';
 import { assertAnswer } from './helpers/team.js';
 import { activityOf, changeEvents, withoutIds } from './helpers/projects.js';
 import { Client, type TestService, openEventStream, startTestService, testConfig } from './helpers/service.js';
@@ -42,27 +42,6 @@ async function redisProxy(): Promise<{ proxy: TcpProxy; url: string }> {
   through.hostname = '127.0.0.1';
   through.port = String(proxy.port);
   return { proxy, url: through.toString() };
-}
-
-/** Polls until `condition` holds (recovery runs on the client's reconnect schedule; no fixed sleeps). */
-async function eventually(what: string, condition: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** A log that keeps every line the service writes. */
-function capturedLog(level: string) {
-  const lines: { level: number; msg: string; err?: { message?: string } }[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { lines, logger: { ...(loggerOptions(level) as object), stream } };
 }
 
 describe('REALTIME_DRIVER=redis, one instance', { skip: noRedis }, () => {
@@ -112,7 +91,7 @@ describe('REALTIME_DRIVER=redis, one instance', { skip: noRedis }, () => {
     let proxy: TcpProxy;
     let svc: TestService;
     let admin: { user: User; client: Client };
-    const log = capturedLog('info');
+    const log = captureLogs('info');
 
     before(async () => {
       const made = await redisProxy();
@@ -166,7 +145,7 @@ describe('REALTIME_DRIVER=redis, one instance', { skip: noRedis }, () => {
 
         // Redis is back: both connections reconnect, the subscriber subscribes again.
         proxy.restore();
-        await eventually('/readyz 200 after the outage', async () => (await svc.anonymous.get('/readyz')).status === 200);
+        await eventually('/readyz 200 after the outage', async () => (await svc.anonymous.get('/readyz')).status === 200, 30_000);
         const again = await admin.client.upload([['projectId', p.id], ['fileType', 'PO'], ['file', pdf]]);
         assert.equal(again.status, 201, again.text);
         // The stream opened before the outage receives exactly this upload's notifications (the failed ones sent none).
@@ -217,7 +196,7 @@ describe('REALTIME_DRIVER=redis, one instance', { skip: noRedis }, () => {
         assert.equal((await admin.client.get(`/api/projects/${p.id}`)).body.files.length, 1, 'the record is kept');
 
         proxy.restore();
-        await eventually('/readyz 200 after the partition', async () => (await svc.anonymous.get('/readyz')).status === 200);
+        await eventually('/readyz 200 after the partition', async () => (await svc.anonymous.get('/readyz')).status === 200, 30_000);
         const again = await admin.client.upload([['projectId', p.id], ['fileType', 'PO'], ['file', pdf]]);
         assert.equal(again.status, 201, again.text);
         assert.deepEqual(withoutIds(await stream.next(2)), changeEvents(p.id));

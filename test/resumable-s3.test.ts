@@ -20,15 +20,10 @@ import { sha256sum } from './helpers/checksum.js';
 import { eventually } from './helpers/eventually.js';
 import { type S3Front, type S3Server, startS3Front, startS3Server } from './helpers/s3-server.js';
 import { Client, type TestService, startTestService } from './helpers/service.js';
+import { TUS, tusCreate as create, tusMetadata as metadata, tusPatch as patch } from './helpers/tus.js';
 import { assertNothingStoredSince, httpGet, storedState, streamRequest } from './helpers/upload.js';
 
 const MiB = 1024 * 1024;
-const TUS = { 'tus-resumable': '1.0.0' };
-const b64 = (s: string) => Buffer.from(s).toString('base64');
-const metadata = (m: Record<string, string>) =>
-  Object.entries(m)
-    .map(([k, v]) => `${k} ${b64(v)}`)
-    .join(',');
 
 let s3: S3Server;
 let front: S3Front;
@@ -61,11 +56,6 @@ after(async () => {
 const readyProject = () => a.createProject(poc.id, { status: 'DISPATCHED', piStatus: 'VERIFIED' });
 const pdf = (size: number) => Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(size - 9)]);
 
-async function create(who: Client, length: number, meta: Record<string, string>) {
-  return who.request('POST', '/api/resumable-uploads', { headers: { ...TUS, 'upload-length': String(length), 'upload-metadata': metadata(meta) } });
-}
-const patch = (who: Client, location: string, offset: number, bytes: Buffer) =>
-  who.request('PATCH', location, { headers: { ...TUS, 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' }, body: new Uint8Array(bytes) });
 const offsetOf = async (who: Client, location: string) => {
   const head = await who.request('HEAD', location, { headers: TUS });
   assert.equal(head.status, 200, head.text);

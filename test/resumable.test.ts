@@ -20,19 +20,13 @@ import type { Role, User } from '../src/domain/model.js';
 import { sha256sum } from './helpers/checksum.js';
 import { eventually } from './helpers/eventually.js';
 import { type Client, type TestService, openEventStream, startTestService } from './helpers/service.js';
+import { TUS, tusCreate as create, tusMetadata as metadata, tusPatch as patch } from './helpers/tus.js';
 import { assertNothingStoredSince, filesUnder, httpGet, storedState } from './helpers/upload.js';
 
 interface Person {
   user: User;
   client: Client;
 }
-
-const TUS = { 'tus-resumable': '1.0.0' };
-const b64 = (s: string) => Buffer.from(s).toString('base64');
-const metadata = (m: Record<string, string>) =>
-  Object.entries(m)
-    .map(([k, v]) => `${k} ${b64(v)}`)
-    .join(',');
 
 let svc: TestService;
 let admin: Person;
@@ -48,13 +42,6 @@ before(async () => {
 after(() => svc.close());
 
 const readyProject = (status: 'APPROVED' | 'DISPATCHED' = 'DISPATCHED') => svc.createProject(poc.user.id, { status, piStatus: 'VERIFIED' });
-
-async function create(who: Client, length: number, meta: Record<string, string>) {
-  return who.request('POST', '/api/resumable-uploads', { headers: { ...TUS, 'upload-length': String(length), 'upload-metadata': metadata(meta) } });
-}
-
-const patch = (who: Client, location: string, offset: number, bytes: Buffer) =>
-  who.request('PATCH', location, { headers: { ...TUS, 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' }, body: new Uint8Array(bytes) });
 
 const resumableFiles = (on = svc) => {
   const dir = path.join(on.dataDir, 'resumable');

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { eventually } from './helpers/eventually.js';
 import { type FakeCloudinary, INTRUDER_ASSET_BYTES, startFakeCloudinary } from './helpers/fake-cloudinary.js';
 import { type Client, type TestService, startTestService } from './helpers/service.js';
 import { type Part, assertNothingStoredSince, multipart, postMultipart, storedState, streamRequest } from './helpers/upload.js';
@@ -194,9 +195,7 @@ describe('refusals and failures', () => {
     async function* body() {
       // Up to the next part's delimiter (the file is complete), then the break once the asset is stored.
       yield Buffer.concat([multipart(form(p.id), b).body.subarray(0, -`--${b}--\r\n`.length), Buffer.from(`--${b}\r\n`)]);
-      for (const deadline = Date.now() + 15_000; !stored(); await new Promise((r) => setTimeout(r, 20))) {
-        if (Date.now() > deadline) throw new Error('the asset was never stored');
-      }
+      await eventually('the asset stored', stored);
       yield Buffer.from('Content-Disposition: form-da');
     }
     const res = await streamRequest(`${svc.url}/api/upload`, { headers: { cookie: admin.cookie!, 'content-type': `multipart/form-data; boundary=${b}` }, body: body() });
@@ -279,6 +278,16 @@ describe('the driver on its own', () => {
 });
 
 describe('the fake', () => {
+  test('refuses a signed destroy without a public id, as Cloudinary does', async () => {
+    const { stringToSign } = await import('./helpers/fake-cloudinary.js');
+    const params = { timestamp: String(Math.floor(Date.now() / 1000)), type: 'upload' };
+    const form = new FormData();
+    for (const [k, v] of Object.entries({ ...params, api_key: fake.apiKey, signature: createHash('sha1').update(stringToSign(params) + fake.apiSecret).digest('hex') })) form.append(k, v);
+    const res = await fetch(`${fake.url}/v1_1/${fake.cloudName}/image/destroy`, { method: 'POST', body: form });
+    assert.equal(res.status, 400);
+    assert.deepEqual(await res.json(), { error: { message: 'Missing required parameter - public_id' } });
+  });
+
   test("checks signatures the way the SDK's api_sign_request makes them", async () => {
     const { v2 } = await import('cloudinary');
     const params = { timestamp: 1700000000, public_id: 'a&b', folder: 'x/y', overwrite: 0, access_mode: 'public' };

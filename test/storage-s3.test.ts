@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { RssSampler, settledRss, startChildService } from './helpers/child-service.js';
+import { eventually } from './helpers/eventually.js';
 import { INTRUDER_BYTES, type S3Front, type S3Server, startS3Front, startS3Server } from './helpers/s3-server.js';
 import { type Client, type TestService, startTestService } from './helpers/service.js';
 import { formatBytes } from '../src/domain/units.js';
@@ -55,14 +56,6 @@ function keyOf(url: string): string {
   const base = `${s3.endpoint}/${s3.bucket}/`;
   assert.ok(url.startsWith(base), `${url} is not under ${base}`);
   return url.slice(base.length).split('/').map(decodeURIComponent).join('/');
-}
-
-/** Waits for a condition the test cannot be told about otherwise (what the store has seen). */
-async function until(condition: () => boolean, what = 'the condition'): Promise<void> {
-  for (const deadline = Date.now() + 15_000; !condition(); ) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 function assertCreated(res: { status: number; body: unknown; text: string }, filename: string, size: number): { id: string; url: string } {
@@ -123,6 +116,15 @@ describe('uploads', () => {
     assert.equal(record!.storageKey, keyOf(body.url));
     const activity = await svc.deps.store.activity.list({ all: true }, { entityId: p.id, limit: 10 });
     assert.deepEqual(activity.items.map((a) => a.action), ['PO_UPLOADED']);
+  });
+
+  test("the service serves none of the bucket's documents itself: GET /files/<key> is an unknown route", async () => {
+    const p = await readyProject();
+    const body = assertCreated(await postMultipart(admin, form(p.id, { data: pdfBytes })), 'document.pdf', pdfBytes.length);
+    const res = await admin.get(`/files/${keyOf(body.url)}`);
+    assert.equal(res.status, 404, res.text);
+    assert.deepEqual(res.body, { error: `Route GET /files/${keyOf(body.url)} not found` });
+    assert.deepEqual((await s3.get(keyOf(body.url))).bytes, pdfBytes);
   });
 
   test('a type a browser would run is stored as a download; a name without a usable extension gets none', async () => {
@@ -247,7 +249,7 @@ describe('broken bodies and failing stores', () => {
     async function* body() {
       // Up to the next part's delimiter (the file is complete), then the break once the object is stored.
       yield Buffer.concat([multipart(form(p.id, { data: pdfBytes }), b).body.subarray(0, -`--${b}--\r\n`.length), Buffer.from(`--${b}\r\n`)]);
-      await until(stored);
+      await eventually('the object stored', stored);
       yield Buffer.from('Content-Disposition: form-da');
     }
     const res = await send(body());

@@ -7,11 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { loggerOptions } from '../src/app.js';
+import { captureLogs } from './helpers/logs.js';
 import { Client, type TestService, parseBody, startTestService } from './helpers/service.js';
-import { assertNothingStoredSince, multipart, partHead, storedState, streamRequest } from './helpers/upload.js';
+import { eventuallyNothingStoredSince, multipart, partHead, storedState, streamRequest } from './helpers/upload.js';
 
 const DRAIN_MS = 1500;
 const DRAIN_BYTES = 1024 * 1024;
@@ -27,17 +26,12 @@ const LIMITS = {
 let svc: TestService;
 let admin: Client;
 let adminId: string;
-/** What the service logged at level error (50) or above: a client's stall is the client's, not an error of ours. */
-const errorLines: string[] = [];
+/** What the service logs: a client's stall is the client's, not an error of ours (level 50 and above). */
+const log = captureLogs('info');
+const errorLines = () => log.lines.filter((l) => l.level >= 50);
 
 before(async () => {
-  const log = new Writable({
-    write(chunk, _enc, done) {
-      errorLines.push(...String(chunk).split('\n').filter((l) => l && JSON.parse(l).level >= 50));
-      done();
-    },
-  });
-  svc = await startTestService({ env: LIMITS, logger: { ...(loggerOptions('info') as object), stream: log } });
+  svc = await startTestService({ env: LIMITS, logger: log.logger });
   const signed = await svc.signIn('ADMIN');
   admin = signed.client;
   adminId = signed.user.id;
@@ -113,7 +107,7 @@ describe('uploads', () => {
     test(`an upload that goes silent mid-file is aborted (408) and stores nothing (${fileFirst ? 'file first, spooled' : 'fields first, streamed'})`, async () => {
       const project = await svc.createProject(adminId, { status: 'APPROVED', piStatus: 'VERIFIED' });
       const before = await storedState(svc, [project.id]);
-      const errorsBefore = errorLines.length;
+      const errorsBefore = errorLines().length;
       const boundary = 'stall-boundary';
       const fields = [
         { name: 'projectId', value: project.id },
@@ -132,17 +126,8 @@ describe('uploads', () => {
       assert.equal(res.status, 408, res.text);
       assert.deepEqual(res.body, { error: 'No data received for 600 ms' });
       // The service's cleanup runs as the aborted body fails.
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        try {
-          await assertNothingStoredSince(svc, before);
-          break;
-        } catch (err) {
-          if (Date.now() > deadline) throw err;
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      }
-      assert.deepEqual(errorLines.slice(errorsBefore), [], 'the stall is logged as the client’s, not as an error');
+      await eventuallyNothingStoredSince(svc, before);
+      assert.deepEqual(errorLines().slice(errorsBefore), [], 'the stall is logged as the client’s, not as an error');
     });
   }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { sql } from 'kysely';
+import { failWrites } from './helpers/faults.js';
 import { type TestService, startTestService } from './helpers/service.js';
 import { sideEffectsOf } from './helpers/team.js';
 
@@ -18,25 +18,6 @@ before(async () => {
 });
 after(() => svc?.close());
 
-/** Makes every insert into `table` fail with `message` (a trigger), or stops it. */
-async function failInserts(table: 'activity_log' | 'outbox', message: string, on: boolean): Promise<void> {
-  const db = svc.deps.database.db;
-  const name = `${table}_full`;
-  if (svc.deps.database.dialect === 'sqlite') {
-    if (on) await sql.raw(`create trigger ${name} before insert on ${table} begin select raise(abort, '${message}'); end`).execute(db);
-    else await sql.raw(`drop trigger ${name}`).execute(db);
-    return;
-  }
-  if (on) {
-    await sql.raw(`create function ${name}() returns trigger language plpgsql as $$ begin raise exception '${message}'; end $$`).execute(db);
-    await sql.raw(`create trigger ${name} before insert on ${table} for each row execute function ${name}()`).execute(db);
-  } else {
-    await sql.raw(`drop trigger ${name} on ${table}`).execute(db);
-    await sql.raw(`drop function ${name}()`).execute(db);
-  }
-}
-const failActivityInserts = (on: boolean) => failInserts('activity_log', 'activity log is full', on);
-
 test('a failing activity entry does not undo the record or the file; no notification goes out', async () => {
   const { client: admin, user } = await svc.signIn('ADMIN');
   const project = await svc.createProject(user.id, { status: 'APPROVED', piStatus: 'VERIFIED' });
@@ -47,7 +28,7 @@ test('a failing activity entry does not undo the record or the file; no notifica
       ['file', { data: 'the purchase order', filename, type: 'application/pdf' }],
     ]);
 
-  await failActivityInserts(true);
+  const stopFailing = await failWrites(svc, 'activity_log', 'insert', 'activity log is full');
   let res;
   try {
     const effects = await sideEffectsOf(svc, async () => {
@@ -58,7 +39,7 @@ test('a failing activity entry does not undo the record or the file; no notifica
     assert.equal(effects.activityRows, 0);
     assert.deepEqual(effects.notifications, []);
   } finally {
-    await failActivityInserts(false);
+    await stopFailing();
   }
   const files = await svc.deps.store.files.listForProject(project.id);
   assert.deepEqual(files.map((f) => f.filename), ['kept.pdf'], 'step 9 stays');
@@ -74,7 +55,7 @@ test("emails that cannot be queued change nothing else: 201, the record, the act
   const { client: poc, user } = await svc.signIn('POC');
   await svc.signIn('ADMIN'); // an admin to be emailed about the POC's upload
   const project = await svc.createProject(user.id, { status: 'APPROVED', piStatus: 'VERIFIED' });
-  await failInserts('outbox', 'outbox is full', true);
+  const stopFailing = await failWrites(svc, 'outbox', 'insert', 'outbox is full');
   try {
     let res;
     const effects = await sideEffectsOf(svc, async () => {
@@ -89,7 +70,7 @@ test("emails that cannot be queued change nothing else: 201, the record, the act
     assert.deepEqual(effects.notifications.map((n) => n.channel), ['projects', 'dashboard']);
     assert.deepEqual((await svc.deps.store.files.listForProject(project.id)).map((f) => f.filename), ['po.pdf']);
   } finally {
-    await failInserts('outbox', 'outbox is full', false);
+    await stopFailing();
   }
   const queued = await svc.deps.database.db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', project.id).executeTakeFirstOrThrow();
   assert.equal(Number(queued.n), 0, 'the failed emails left no row');

@@ -1,17 +1,15 @@
 import type { Deps } from '../deps.js';
 import { type Actor, DOCUMENT_TYPES, PROJECT_STATUSES, ROLES } from '../domain/model.js';
-import { scopeOf } from './projects.js';
 
 const zeroes = (keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, 0])) as Record<string, number>;
 const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
 
-/** GET /api/dashboard/stats: an ADMIN's figures cover everything; anyone else's, their own projects. */
+/** GET /api/dashboard/stats: the figures of the projects the actor may see (domain/visibility.ts); team figures for ADMINs. */
 export async function dashboardStats(deps: Pick<Deps, 'store'>, actor: Actor) {
-  const scope = scopeOf(actor);
   const [byStatus, rejected, byType] = await Promise.all([
-    deps.store.stats.projectsByStatus(scope),
-    deps.store.stats.rejectedRequests(scope),
-    deps.store.stats.documentsByType(scope),
+    deps.store.stats.projectsByStatus(actor),
+    deps.store.stats.rejectedRequests(actor),
+    deps.store.stats.documentsByType(actor),
   ]);
   const projects = { ...zeroes(PROJECT_STATUSES), ...byStatus };
   const documents = { ...zeroes(DOCUMENT_TYPES), ...byType };

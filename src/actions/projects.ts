@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.js';
 import { nowIso } from '../deps.js';
-import type { ProjectFields, ProjectFilter, Scope } from '../db/store.js';
+import type { ProjectFields, ProjectFilter } from '../db/projects.js';
 import {
   type Actor,
   type ApprovalStatus,
@@ -16,14 +16,12 @@ import {
 } from '../domain/model.js';
 import { type ProjectAction, decideDetailsEdit, decideProjectAction } from '../domain/project-lifecycle.js';
 import { textRefusal } from '../domain/limits.js';
+import { maySeeProject } from '../domain/visibility.js';
 import { AppError, errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { queueProjectEmails } from '../mail/outbox.js';
 import { notifyProjectChanged } from '../realtime/index.js';
 import { recordProjectActivity } from './record-activity.js';
-
-/** What a non-admin may see: only the projects they own. */
-export const scopeOf = (actor: Actor): Scope => (actor.role === 'ADMIN' ? { all: true } : { all: false, pocId: actor.id });
 
 /** After a project change is committed: the same two notifications as an upload. A failed publish is logged, the change stands. */
 async function announce(deps: Pick<Deps, 'realtime'>, project: Pick<Project, 'id' | 'pocId'>, log: (err: unknown) => void): Promise<void> {
@@ -72,13 +70,13 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime' | 'con
   return created;
 }
 
-export const listProjects = (deps: Pick<Deps, 'store'>, actor: Actor, filter: ProjectFilter) =>
-  deps.store.projects.list(scopeOf(actor), filter);
+/** GET /api/projects: the projects the actor may see. */
+export const listProjects = (deps: Pick<Deps, 'store'>, actor: Actor, filter: ProjectFilter) => deps.store.projects.list(actor, filter);
 
 /** One project the actor may see, with its documents; 404 otherwise. */
 export async function getProject(deps: Pick<Deps, 'store'>, actor: Actor, id: string): Promise<{ project: ProjectWithNames; files: FileUploadWithNames[] }> {
   const project = await deps.store.projects.findWithNames(id);
-  if (!project || (actor.role !== 'ADMIN' && project.pocId !== actor.id)) throw errors.projectNotFound();
+  if (!project || !maySeeProject(actor, project)) throw errors.projectNotFound();
   return { project, files: await deps.store.files.listForProject(id) };
 }
 

@@ -1,3 +1,4 @@
+import type { ActivityAction } from '../domain/activity.js';
 import type { Actor } from '../domain/model.js';
 import type { Store } from '../db/store.js';
 import { newId } from '../ids.js';
@@ -7,7 +8,7 @@ export async function recordProjectActivity(
   store: Store,
   actor: Actor,
   projectId: string,
-  action: string,
+  action: ActivityAction,
   details: Record<string, unknown>,
   now: string,
 ): Promise<number> {

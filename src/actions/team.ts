@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.js';
 import { nowIso } from '../deps.js';
 import { isUniqueViolation } from '../db/index.js';
-import type { UserChange } from '../db/store.js';
+import type { UserChange } from '../db/users.js';
 import { type Role, type User, ROLES, isOneOf } from '../domain/model.js';
 import { passwordRefusal, textRefusal } from '../domain/limits.js';
 import { errors } from '../errors.js';

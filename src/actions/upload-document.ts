@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import type { Deps } from '../deps.js';
 import { SavepointBroken } from '../db/store.js';
 import { nowIso } from '../deps.js';
+import { uploadedAction } from '../domain/activity.js';
 import { documentFolder, extensionOf, publicName } from '../domain/documents.js';
 import type { Actor, DocumentType, FileUpload, Project } from '../domain/model.js';
 import { uploadRefusal } from '../domain/upload-policy.js';
@@ -136,15 +137,16 @@ export async function recordDocument(
   };
   let recorded = false;
   const details = { filename: record.filename, size: record.size };
+  const action = uploadedAction(type);
   try {
     await deps.store.transaction(async (store) => {
       await store.files.insert(record);
       recorded = true;
-      await recordProjectActivity(store, actor, project.id, `${type}_UPLOADED`, details, now);
+      await recordProjectActivity(store, actor, project.id, action, details, now);
       // Issue 12: the emails follow the record and the activity entry, in the same commit (as every
       // project change queues them), and never change the upload's answer: a failure undoes only them.
       await store
-        .savepoint(() => queueProjectEmails(store, deps.config.mail.batchSeconds, { actor, project, action: `${type}_UPLOADED`, details, at: now }))
+        .savepoint(() => queueProjectEmails(store, deps.config.mail.batchSeconds, { actor, project, action, details, at: now }))
         .catch((err: unknown) => {
           if (err instanceof SavepointBroken) throw err;
           deps.mail.log.error({ err, projectId: project.id }, "the upload's emails could not be queued");

@@ -1,6 +1,8 @@
+import type { ProjectScope } from '../domain/visibility.js';
 import { EMAIL_CATEGORIES, type EmailCategory } from '../mail/rules.js';
 import type { Database, DB } from './index.js';
 import { reusable } from './reusable.js';
+import { viewersOf } from './visibility.js';
 
 /** A stored event of an outbox row (mail/outbox.ts writes it; names are read when the email is sent). */
 export interface OutboxEvent {
@@ -22,20 +24,24 @@ export interface ClaimedMail {
 
 const parseEvents = (v: unknown): OutboxEvent[] => (typeof v === 'string' ? JSON.parse(v) : v) as OutboxEvent[];
 
-/** Who may be told, by the audience's shape (every upload asks): each compiled once (db/reusable.ts). */
-const activeRecipients = (db: DB, exceptId: string, category: string) =>
+/**
+ * Who may be told, by the audience's shape (every upload asks): each compiled once (db/reusable.ts).
+ * Whatever the audience, only users who may see the project (db/visibility.ts).
+ */
+const activeRecipients = (db: DB, exceptId: string, category: string, pocId: string) =>
   db
     .selectFrom('users')
     .select('id')
     .where('active', '=', true)
     .where('id', '!=', exceptId)
     .where((eb) => eb.not(eb.exists(eb.selectFrom('email_optouts').select('user_id').whereRef('email_optouts.user_id', '=', 'users.id').where('email_optouts.category', '=', category))))
+    .where(viewersOf({ pocId }))
     .orderBy('id');
 const recipientQueries = {
-  admins: reusable((db, exceptId: string, category: string) => activeRecipients(db, exceptId, category).where('role', '=', 'ADMIN')),
-  poc: reusable((db, exceptId: string, category: string, pocId: string) => activeRecipients(db, exceptId, category).where('id', '=', pocId)),
+  admins: reusable((db, exceptId: string, category: string, pocId: string) => activeRecipients(db, exceptId, category, pocId).where('role', '=', 'ADMIN')),
+  poc: reusable((db, exceptId: string, category: string, pocId: string) => activeRecipients(db, exceptId, category, pocId).where('id', '=', pocId)),
   adminsAndPoc: reusable((db, exceptId: string, category: string, pocId: string) =>
-    activeRecipients(db, exceptId, category).where((eb) => eb.or([eb('role', '=', 'ADMIN'), eb('id', '=', pocId)])),
+    activeRecipients(db, exceptId, category, pocId).where((eb) => eb.or([eb('role', '=', 'ADMIN'), eb('id', '=', pocId)])),
   ),
 };
 
@@ -43,13 +49,15 @@ const recipientQueries = {
 export function outboxRepo(db: DB, dialect: Database['dialect']) {
   return {
     /**
-     * The active users to tell: the admins and/or the POC, except the actor and anyone who switched
-     * the category off. Ordered by id, one lock order for every transaction.
+     * The active users to tell about the project: the admins and/or its POC, among those who may see
+     * it, except the actor and anyone who switched the category off. Ordered by id, one lock order
+     * for every transaction.
      */
-    async recipients(a: { admins: boolean; pocId: string | null; category: EmailCategory; exceptId: string }): Promise<string[]> {
-      const query = a.admins && a.pocId ? recipientQueries.adminsAndPoc(db, dialect, a.exceptId, a.category, a.pocId)
-        : a.admins ? recipientQueries.admins(db, dialect, a.exceptId, a.category)
-        : a.pocId ? recipientQueries.poc(db, dialect, a.exceptId, a.category, a.pocId)
+    async recipients(a: { admins: boolean; poc: boolean; project: ProjectScope; category: EmailCategory; exceptId: string }): Promise<string[]> {
+      const args = [a.exceptId, a.category, a.project.pocId] as const;
+      const query = a.admins && a.poc ? recipientQueries.adminsAndPoc(db, dialect, ...args)
+        : a.admins ? recipientQueries.admins(db, dialect, ...args)
+        : a.poc ? recipientQueries.poc(db, dialect, ...args)
         : undefined;
       if (!query) return [];
       const { rows } = await db.executeQuery(query);

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type {
   ActivityEntry,
   ActivityEntryWithNames,
@@ -124,6 +124,12 @@ export function decodeCursor(cursor: string | undefined): Cursor | undefined {
   }
   return { createdAt, id };
 }
+
+/** Rows older than the cursor's, in (created_at, id) order. */
+export const olderThan = (table: 'projects' | 'activity_log' | 'users', c: Cursor) =>
+  sql<boolean>`(${sql.ref(`${table}.created_at`)} < ${c.createdAt} or (${sql.ref(`${table}.created_at`)} = ${c.createdAt} and ${sql.ref(`${table}.id`)} < ${c.id}))`;
+
+export type Page<T> = { items: T[]; nextCursor: string | null };
 
 /** One page of items plus the cursor of the next page (null on the last page). */
 export function page<T extends { createdAt: string; id: string }>(rows: T[], limit: number): { items: T[]; nextCursor: string | null } {

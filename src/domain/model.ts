@@ -1,4 +1,8 @@
+import type { Viewer } from './visibility.js';
+
 /** The vocabulary of the service, in the customer's words (specification part 2 and interface.md). */
+
+import type { ActivityAction } from './activity.js';
 
 export const ROLES = ['ADMIN', 'POC', 'CLIENT'] as const;
 export type Role = (typeof ROLES)[number];
@@ -15,11 +19,8 @@ export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 export const DOCUMENT_TYPES = ['PO', 'CHALLAN', 'INVOICE'] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
-/** The acting user, as the session carries it (session.user in the specification). */
-export interface Actor {
-  id: string;
-  role: Role;
-}
+/** The acting user, as the session carries it (session.user in the specification): a viewer (domain/visibility.ts) who acts. */
+export type Actor = Viewer;
 
 export interface Approval {
   status: ApprovalStatus;
@@ -70,6 +71,7 @@ export interface FileUpload {
   detectedType: string | null;
 }
 
+/** An activity-log entry as read: the log may hold actions the service no longer writes (an older version's), so a string. */
 export interface ActivityEntry {
   id: string;
   userId: string;
@@ -78,6 +80,11 @@ export interface ActivityEntry {
   entityId: string;
   details: Record<string, unknown>;
   createdAt: string;
+}
+
+/** An entry as the service writes it: one of its actions (domain/activity.ts). */
+export interface NewActivityEntry extends ActivityEntry {
+  action: ActivityAction;
 }
 
 /*

@@ -1,5 +1,7 @@
 import { AppError, errors } from '../errors.js';
+import type { ActivityAction } from './activity.js';
 import type { Actor, Approval, PiStatus, Project, ProjectStatus } from './model.js';
+import { maySeeProject } from './visibility.js';
 
 /**
  * The day-to-day lifecycle of a project, as one table: for each action, who may take it, from
@@ -31,7 +33,8 @@ interface ActionRule {
   /** The owner (not an admin) may act only in these states; defaults to allowedFrom. */
   ownerAllowedFrom?: (p: Project) => boolean;
   apply: (p: Project, actor: Actor, now: string, note: string | null) => ProjectChange;
-  activity: string;
+  /** What the activity log calls it (domain/activity.ts). */
+  activity: ActivityAction;
 }
 
 /** The fields an action sets. */
@@ -133,8 +136,9 @@ export const LIFECYCLE: Record<ProjectAction, ActionRule> = {
 
 /**
  * May this actor take this action on this project now? Returns the change to apply, or the
- * refusal: 404 when a non-admin does not own the project (they cannot see it), 403 when the
- * role may not take the action (or an admin one only the owner may take), 409 when the project is not in a state the action starts from.
+ * refusal: 404 when the actor may not see the project (domain/visibility.ts), 403 when the role
+ * may not take the action (or one only the owner may take, or one for admins and the owner), 409
+ * when the project is not in a state the action starts from.
  */
 export function decideProjectAction(
   actor: Actor,
@@ -142,12 +146,15 @@ export function decideProjectAction(
   action: ProjectAction,
   now: string,
   note: string | null = null,
-): { change: ProjectChange; activity: string } | AppError {
+): { change: ProjectChange; activity: ActivityAction } | AppError {
   const rule = LIFECYCLE[action];
   const isAdmin = actor.role === 'ADMIN';
-  if (!isAdmin && project.pocId !== actor.id) return errors.projectNotFound();
+  const isOwner = project.pocId === actor.id;
+  if (!maySeeProject(actor, project)) return errors.projectNotFound();
+  // Seeing is not acting: whoever may see the project acts only as their role and ownership allow.
   if (!isAdmin && rule.who === 'admin') return errors.forbidden();
-  if (rule.who === 'owner' && project.pocId !== actor.id) return errors.forbidden();
+  if (rule.who === 'owner' && !isOwner) return errors.forbidden();
+  if (rule.who === 'admin-or-owner' && !isAdmin && !isOwner) return errors.forbidden();
   const allowed = !isAdmin && rule.ownerAllowedFrom ? rule.ownerAllowedFrom(project) : rule.allowedFrom(project);
   if (!allowed) return errors.invalidTransition(action.replace('-', ' '), rule.describeState(project));
   return { change: rule.apply(project, actor, now, note), activity: rule.activity };
@@ -160,10 +167,12 @@ export const availableActions = (actor: Actor, project: Project): ProjectAction[
 /**
  * May this actor change the project's name and description (PATCH /api/projects/:id/details)? An
  * admin always; the owner while the request is open, awaiting a decision or rejected, so that a
- * rejected request can be corrected before asking again. Returns null, or the refusal.
+ * rejected request can be corrected before asking again; anyone else who may see the project 403,
+ * anyone who may not 404. Returns null, or the refusal.
  */
 export function decideDetailsEdit(actor: Actor, project: Project): AppError | null {
   if (actor.role === 'ADMIN') return null;
-  if (project.pocId !== actor.id) return errors.projectNotFound();
+  if (!maySeeProject(actor, project)) return errors.projectNotFound();
+  if (project.pocId !== actor.id) return errors.forbidden();
   return project.status === 'REQUESTED' ? null : errors.invalidTransition('edit', project.status);
 }

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { ClaimedMail } from '../db/mail.js';
 import type { Store } from '../db/store.js';
-import { EMAIL_RULES } from './rules.js';
+import { emailRuleOf } from './rules.js';
 import { type MailEvent, projectEmail } from './templates.js';
 import type { MailTransport, OutgoingMail, SentMail } from './types.js';
 
@@ -156,7 +156,10 @@ export class MailDispatcher {
     const recipient = await this.store.users.findById(row.recipientId);
     if (!recipient?.active || !row.projectId) return null;
     const optouts = await this.store.emailOptouts.list(recipient.id);
-    const events = row.events.filter((e) => EMAIL_RULES[e.action] && !optouts.includes(EMAIL_RULES[e.action]!.category));
+    const events = row.events.filter((e) => {
+      const rule = emailRuleOf(e.action);
+      return rule !== null && !optouts.includes(rule.category);
+    });
     const project = await this.store.projects.findById(row.projectId);
     if (!events.length || !project) return null;
     const names = new Map<string, string>();

@@ -1,4 +1,5 @@
 import type { Store } from '../db/store.js';
+import type { ActivityAction } from '../domain/activity.js';
 import type { Actor, Project } from '../domain/model.js';
 import { newId } from '../ids.js';
 import { audienceOf } from './rules.js';
@@ -11,13 +12,14 @@ import { audienceOf } from './rules.js';
 export async function queueProjectEmails(
   store: Store,
   batchSeconds: number,
-  change: { actor: Actor; project: Pick<Project, 'id' | 'pocId'>; action: string; details: Record<string, unknown>; at: string },
+  change: { actor: Actor; project: Pick<Project, 'id' | 'pocId'>; action: ActivityAction; details: Record<string, unknown>; at: string },
 ): Promise<void> {
   const audience = audienceOf(change.action, change.actor, change.project);
   if (!audience) return;
   const recipients = await store.outbox.recipients({
     admins: audience.admins,
-    pocId: audience.poc ? change.project.pocId : null,
+    poc: audience.poc,
+    project: change.project,
     category: audience.category,
     exceptId: change.actor.id,
   });

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ACTIVITY_ACTIONS, type ActivityAction } from '../domain/activity.js';
 import type { Actor } from '../domain/model.js';
 import { backoffMs } from './dispatcher.js';
-import { audienceOf } from './rules.js';
+import { EMAIL_RULES, audienceOf, emailRuleOf } from './rules.js';
 import { projectEmail, projectState } from './templates.js';
 
 const admin: Actor = { id: 'admin', role: 'ADMIN' };
@@ -10,7 +11,7 @@ const poc: Actor = { id: 'poc', role: 'POC' };
 const project = { pocId: 'poc' };
 
 test('who is told of each change (issue 12, "Who gets what")', () => {
-  const table: [string, Actor, { category: string; admins: boolean; poc: boolean } | null][] = [
+  const table: [ActivityAction, Actor, { category: string; admins: boolean; poc: boolean } | null][] = [
     ['PROJECT_CREATED', poc, { category: 'approvals', admins: true, poc: false }],
     ['PROJECT_CREATED', admin, { category: 'approvals', admins: true, poc: false }],
     ['APPROVAL_REQUESTED', poc, { category: 'approvals', admins: true, poc: false }],
@@ -30,6 +31,16 @@ test('who is told of each change (issue 12, "Who gets what")', () => {
     ['PROJECT_UPDATED', admin, null],
   ];
   for (const [action, actor, expected] of table) assert.deepEqual(audienceOf(action, actor, project), expected, `${action} by ${actor.id}`);
+  // Every action is decided, by the table above and by EMAIL_RULES (a rule, or null for none): none is left to a default.
+  assert.deepEqual([...new Set(table.map(([action]) => action))].sort(), [...ACTIVITY_ACTIONS].sort());
+  assert.deepEqual(Object.keys(EMAIL_RULES).sort(), [...ACTIVITY_ACTIONS].sort());
+});
+
+test('an action as stored in the outbox: its rule, or none for a name the service no longer writes', () => {
+  assert.equal(emailRuleOf('PI_VERIFIED'), EMAIL_RULES.PI_VERIFIED);
+  assert.equal(emailRuleOf('PROJECT_UPDATED'), null);
+  assert.equal(emailRuleOf('PROJECT_ARCHIVED'), null);
+  assert.equal(emailRuleOf('toString'), null);
 });
 
 test('one change makes a subject of its own; several are listed in one email', () => {

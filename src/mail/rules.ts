@@ -1,8 +1,10 @@
+import { type ActivityAction, isActivityAction } from '../domain/activity.js';
 import type { Actor, Project } from '../domain/model.js';
 
 /**
  * Who gets an email about which project change (issue 12, "Who gets what"), as one table keyed by
- * the change's activity action. The person who made the change and inactive users never get one;
+ * the change's activity action (domain/activity.ts): every action has its rule, or says it sends
+ * none, so an action added there does not compile until it is decided here. The person who made the change and inactive users never get one;
  * that, and each user's switched-off categories, is applied where recipients are read (db/mail.ts).
  */
 
@@ -17,7 +19,7 @@ export interface Audience {
   poc: boolean;
 }
 
-interface Rule {
+export interface Rule {
   category: EmailCategory;
   /** The audience, given whether the project's POC made the change. */
   to: (byPoc: boolean) => { admins: boolean; poc: boolean };
@@ -41,8 +43,10 @@ const uploaded = (type: string): Rule => ({
   label: `${type} uploaded`,
 });
 
-export const EMAIL_RULES: Record<string, Rule> = {
+export const EMAIL_RULES: Record<ActivityAction, Rule | null> = {
   PROJECT_CREATED: { category: 'approvals', to: admins, label: 'New project', describe: ({ actorName }) => `New project requested by ${actorName}.` },
+  // Corrections (an admin's PATCH) and edits of the details send no email.
+  PROJECT_UPDATED: null,
   APPROVAL_REQUESTED: { category: 'approvals', to: admins, label: 'Approval requested again', describe: ({ actorName }) => `${actorName} asked for approval again.` },
   PROJECT_APPROVED: { category: 'approvals', to: poc, label: 'Approved', describe: ({ actorName }) => `Approved by ${actorName}.` },
   PROJECT_REJECTED: { category: 'approvals', to: poc, label: 'Rejected', describe: ({ actorName }) => `Rejected by ${actorName}.` },
@@ -64,8 +68,11 @@ export const EMAIL_RULES: Record<string, Rule> = {
   INVOICE_UPLOADED: uploaded('Invoice'),
 };
 
+/** The rule of an action as stored (an outbox row's), or null when it sends no email or is no longer written. */
+export const emailRuleOf = (action: string): Rule | null => (isActivityAction(action) ? EMAIL_RULES[action] : null);
+
 /** Who is told of this change, or null when it sends no email (e.g. an admin's PATCH correction). */
-export function audienceOf(action: string, actor: Actor, project: Pick<Project, 'pocId'>): Audience | null {
+export function audienceOf(action: ActivityAction, actor: Actor, project: Pick<Project, 'pocId'>): Audience | null {
   const rule = EMAIL_RULES[action];
   if (!rule) return null;
   return { category: rule.category, ...rule.to(actor.id === project.pocId) };

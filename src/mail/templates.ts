@@ -1,6 +1,6 @@
 import { PI_LABELS, STAGE_LABELS, stageOf } from '../domain/labels.js';
 import type { Project } from '../domain/model.js';
-import { EMAIL_RULES } from './rules.js';
+import { emailRuleOf } from './rules.js';
 import type { OutgoingMail } from './types.js';
 
 /** One change as an email lists it. */
@@ -29,7 +29,7 @@ function render(to: OutgoingMail['to'], subject: string, paragraphs: (string | s
 
 /** One change as a line: what happened and who did it, then its note when it has one (any change may carry one). */
 function changeLine(e: MailEvent): string {
-  const line = EMAIL_RULES[e.action]?.describe(e) ?? e.action;
+  const line = emailRuleOf(e.action)?.describe(e) ?? e.action;
   return typeof e.details.note === 'string' && e.details.note.trim() ? `${line} Note: ${e.details.note.trim()}` : line;
 }
 
@@ -56,7 +56,7 @@ export function projectEmail(
   publicUrl: string,
 ): OutgoingMail {
   const ordered = events.map((e, i) => ({ e, i })).sort((a, b) => Date.parse(a.e.at) - Date.parse(b.e.at) || a.i - b.i).map(({ e }) => e);
-  const subject = ordered.length === 1 ? `${EMAIL_RULES[ordered[0]!.action]?.label ?? 'Update'}: ${project.name}` : `${ordered.length} updates: ${project.name}`;
+  const subject = ordered.length === 1 ? `${emailRuleOf(ordered[0]!.action)?.label ?? 'Update'}: ${project.name}` : `${ordered.length} updates: ${project.name}`;
   return render(
     to,
     subject,

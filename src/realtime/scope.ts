@@ -1,14 +1,6 @@
-import type { Role } from '../domain/model.js';
 import { CHANNELS, type Channel } from './types.js';
 
-/** The user behind a stream, as of now (a role change re-scopes open streams). */
-export interface Viewer {
-  userId: string;
-  role: Role;
-}
-
-/** Who may receive a project's events (interface.md, Realtime: Scope): admins all, anyone else their own projects. */
-export const maySee = (viewer: Viewer, pocId: string | null): boolean => viewer.role === 'ADMIN' || (pocId !== null && pocId === viewer.userId);
+// Who may receive a project's events (interface.md, Realtime: Scope) is who may see the project: domain/visibility.ts.
 
 /**
  * Event numbers. The activity entry at position `seq` causes two events, project-updated then

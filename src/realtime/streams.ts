@@ -1,8 +1,10 @@
-import type { LoggedChange, Store } from '../db/store.js';
+import type { LoggedChange } from '../db/activity.js';
+import type { Store } from '../db/store.js';
 import type { Role } from '../domain/model.js';
+import { type Viewer, maySeeProject, seesEverything, viewerOf } from '../domain/visibility.js';
 import { randomBytes } from 'node:crypto';
 import { EventIds } from './event-ids.js';
-import { type Viewer, eventId, maySee, positionOf, replayStart, seqOfEvent } from './scope.js';
+import { eventId, positionOf, replayStart, seqOfEvent } from './scope.js';
 import { CHANNELS, type Channel, END_REASONS, type EndReason, EVENTS, type RealtimeBroker, type RealtimeMessage, SESSIONS_CHANNEL, type SessionsEnded } from './types.js';
 
 /** What the hub writes to one open stream: server-sent-event text, formatted once for every stream it goes to. */
@@ -23,6 +25,7 @@ export const sse = {
 };
 
 export interface StreamRequest {
+  /** The user behind the stream (viewerOf); a role change re-scopes it. */
   viewer: Viewer;
   tokenHash: string;
   expiresAt: string;
@@ -82,7 +85,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * The open realtime streams of this process. The activity log is the event log: a notification
  * (from this or any instance) only says "read the log", and the hub reads the entries after its
  * position once for all its streams, in order, then writes each stream what its user may see at
- * that moment (admins everything, others their own projects, by the project's current POC). So a
+ * that moment (domain/visibility.ts, judging the project as it is now). So a
  * stream's events are ordered and gap-free, a reconnecting stream is replayed from the same log,
  * and filtering costs no query per stream.
  *
@@ -132,7 +135,7 @@ export class StreamHub {
 
   /** The id a stream's viewer sees for an event number. */
   #idFor(stream: OpenStream, n: number): string {
-    return this.#ids!.encode(stream.viewer.userId, n);
+    return this.#ids!.encode(stream.viewer.id, n);
   }
 
   /** Open streams (for metrics and tests). */
@@ -142,7 +145,7 @@ export class StreamHub {
 
   /** Opens a stream: replays what a reconnecting client missed, then live events. Resolves once it is live. */
   async open(request: StreamRequest): Promise<{ close(): void }> {
-    const stream: OpenStream = { request, viewer: { ...request.viewer }, lastSent: 0, pending: [], ended: false };
+    const stream: OpenStream = { request, viewer: viewerOf(request.viewer), lastSent: 0, pending: [], ended: false };
     const handle = { close: () => this.#forget(stream) };
     if (this.#closed) {
       request.sink.close();
@@ -181,12 +184,13 @@ export class StreamHub {
   }
 
   /**
-   * Where a stream starts: an admin at the log's position; anyone else at their own latest change,
-   * so that what a stream says of its position tells nothing of other people's activity.
+   * Where a stream starts: for a viewer who sees everything, at the log's position; anyone else at
+   * the latest change they may see, so that what a stream says of its position tells nothing of
+   * other people's activity.
    */
   #baseOf(stream: OpenStream, seqAtOpen: number): Promise<number> {
-    if (stream.viewer.role === 'ADMIN') return Promise.resolve(seqAtOpen);
-    return this.store.activity.latestSeqFor(stream.viewer.userId, seqAtOpen);
+    if (seesEverything(stream.viewer)) return Promise.resolve(seqAtOpen);
+    return this.store.activity.latestSeqFor(stream.viewer, seqAtOpen);
   }
 
   /** Ends every stream without a word (shutdown) and stops listening. */
@@ -204,13 +208,12 @@ export class StreamHub {
     const { windowHours, maxEvents } = this.options.replay;
     const { channels } = stream.request;
     // Only an id issued to this viewer names a position; anything else is reset without a look at the log.
-    const n = this.#ids!.decode(stream.viewer.userId, lastEventId);
+    const n = this.#ids!.decode(stream.viewer.id, lastEventId);
     const seq = n === undefined ? undefined : seqOfEvent(n);
     const writtenAt = seq ? await this.store.activity.seqWrittenAt(seq) : undefined;
     const start = replayStart(n, { writtenAt }, Date.now(), windowHours);
     if (start.replay) {
-      const pocId = stream.viewer.role === 'ADMIN' ? undefined : stream.viewer.userId;
-      const changes = await this.store.activity.changesAfter(start.fromSeq, maxEvents + 1, pocId);
+      const changes = await this.store.activity.changesAfter(start.fromSeq, maxEvents + 1, stream.viewer);
       const due = changes.flatMap((c) => [...channels].map((ch) => eventId(c.seq, ch))).filter((id) => id > start.afterId);
       if (due.length <= maxEvents) {
         stream.lastSent = start.afterId;
@@ -285,9 +288,9 @@ export class StreamHub {
 
   /** Writes one change's events to a stream, if its user may see the project now and has not had them yet. */
   #send(stream: OpenStream, change: LoggedChange): void {
-    if (stream.ended || !maySee(stream.viewer, change.pocId)) return;
+    if (stream.ended || !maySeeProject(stream.viewer, change.project)) return;
     const { channels } = stream.request;
-    const frames = framesOf(change, stream.viewer.userId, this.#ids!);
+    const frames = framesOf(change, stream.viewer.id, this.#ids!);
     for (const channel of [CHANNELS.PROJECTS, CHANNELS.DASHBOARD] as const) {
       if (!channels.has(channel)) continue;
       const id = eventId(change.seq, channel);
@@ -312,9 +315,9 @@ export class StreamHub {
     const position = positionOf(this.#seq);
     for (const stream of this.#streams) {
       if (stream.pending) continue;
-      // Everything up to the hub's position has been handed to the stream, so an admin's reconnect may start
-      // there; anyone else's position moves only with their own events (it would tell when others' changes happen).
-      if (stream.viewer.role === 'ADMIN' && position > stream.lastSent) stream.lastSent = position;
+      // Everything up to the hub's position has been handed to the stream, so the reconnect of a viewer who sees
+      // everything may start there; anyone else's position moves only with their own events (it would tell when others' changes happen).
+      if (seesEverything(stream.viewer) && position > stream.lastSent) stream.lastSent = position;
       this.#write(stream, sse.position(this.#idFor(stream, stream.lastSent), true));
     }
   }
@@ -331,7 +334,7 @@ export class StreamHub {
     } else if (event === 'user-changed' && typeof p.userId === 'string') {
       for (const stream of [...(this.#byUser.get(p.userId) ?? [])]) {
         if (p.active === false) this.#end(stream, 'deactivated');
-        else if (typeof p.role === 'string') stream.viewer.role = p.role as Role;
+        else if (typeof p.role === 'string') stream.viewer = viewerOf({ id: stream.viewer.id, role: p.role as Role });
       }
     }
   }
@@ -371,12 +374,12 @@ export class StreamHub {
           if (stream.ended) continue;
           const session = sessions.get(stream.request.tokenHash);
           if (!session) {
-            const user = await this.store.users.findById(stream.viewer.userId);
+            const user = await this.store.users.findById(stream.viewer.id);
             this.#end(stream, user && !user.active ? 'deactivated' : 'signed-out');
           } else if (!session.active) this.#end(stream, 'deactivated');
           else if (Date.parse(session.expiresAt) <= now) this.#end(stream, 'expired');
           else {
-            stream.viewer.role = session.role;
+            stream.viewer = viewerOf({ id: stream.viewer.id, role: session.role });
             this.#armExpiry(stream, session.expiresAt);
           }
         }
@@ -393,7 +396,7 @@ export class StreamHub {
       if (!set) map.set(key, (set = new Set()));
       set.add(stream);
     };
-    index(this.#byUser, stream.viewer.userId);
+    index(this.#byUser, stream.viewer.id);
     index(this.#byToken, stream.request.tokenHash);
   }
 
@@ -406,7 +409,7 @@ export class StreamHub {
       set?.delete(stream);
       if (set?.size === 0) map.delete(key);
     };
-    unindex(this.#byUser, stream.viewer.userId);
+    unindex(this.#byUser, stream.viewer.id);
     unindex(this.#byToken, stream.request.tokenHash);
   }
 }

@@ -3,8 +3,11 @@ import type { RealtimeMessage } from './types.js';
 /** This process's subscribers (its stream hub, tests): every driver hands them what it delivers. */
 export class Subscribers {
   readonly #listeners = new Set<(m: RealtimeMessage) => void>();
+  #closed = false;
 
+  /** Registers a listener; once closed, registers nothing (the broker is closed: RealtimeBroker.subscribe). */
   add(listener: (m: RealtimeMessage) => void): () => void {
+    if (this.#closed) return () => {};
     this.#listeners.add(listener);
     return () => {
       this.#listeners.delete(listener);
@@ -22,7 +25,14 @@ export class Subscribers {
     }
   }
 
-  clear(): void {
+  /** Throws once closed: a closed broker publishes nothing (RealtimeBroker.publish). */
+  assertOpen(message: RealtimeMessage): void {
+    if (this.#closed) throw new Error(`The realtime broker is closed: ${message.event} was not published`);
+  }
+
+  /** Forgets every listener and takes no more (the broker closes). */
+  close(): void {
+    this.#closed = true;
     this.#listeners.clear();
   }
 }

@@ -33,16 +33,29 @@ export type RealtimeMessage = Notification | SessionSignal;
 
 /**
  * Carries messages to every subscriber of the service (the SSE streams of this process, and of
- * other instances for the drivers that fan out).
+ * other instances for the drivers that fan out). Every driver passes the contract in
+ * realtime/contract.test.ts, and is made by the factory in realtime/index.ts, the one place a
+ * driver is chosen. Connection trouble never escapes as an unhandled `'error'` event.
  */
 export interface RealtimeBroker {
   readonly driver: string;
-  /** Resolves once the message is handed to the transport; rejects when it cannot be. */
+  /**
+   * Resolves once the message is handed to the transport; rejects when it cannot be, within a
+   * bound (seconds), never waiting for a transport that is away. Messages published one after
+   * the other (each awaited) reach each subscriber once, in that order, session signals
+   * included; subscribers get the channel, event and payload (`ownerId` is the transport's routing).
+   * Rejects once the broker is closed.
+   */
   publish(message: RealtimeMessage): Promise<void>;
-  /** Calls listener for every message published anywhere; returns the unsubscribe function. */
+  /**
+   * Calls listener for every message published anywhere; returns the unsubscribe function. A
+   * listener that throws stops neither the other listeners nor the broker. Once the broker is
+   * closed it registers nothing (the listener is never called).
+   */
   subscribe(listener: (m: RealtimeMessage) => void): () => void;
-  /** Throws when the transport cannot be reached (readiness). */
+  /** Throws when the transport cannot be reached (readiness), within a bound. */
   check(): Promise<void>;
+  /** Releases every connection and timer of the broker, so nothing of it keeps the process alive. Closing twice is fine. */
   close(): Promise<void>;
   /**
    * Drivers whose browsers subscribe elsewhere (Pusher's private channels): the signature that lets

@@ -1,24 +1,53 @@
 import path from 'node:path';
-import type { Config } from '../config.js';
-import type { FileStorage } from './types.js';
+import type { Config, StorageConfig } from '../config.js';
+import type { FileStorage, ResumableStore } from './types.js';
 
-export type { FileStorage } from './types.js';
+export type { FileStorage, ResumableStore } from './types.js';
 
-/** The configured storage driver. Only the chosen driver's code (and SDK) is loaded. */
-export async function createStorage(config: Config): Promise<FileStorage> {
-  const storage = config.storage;
-  switch (storage.driver) {
-    case 'local': {
-      const { LocalStorage } = await import('./local/index.js');
-      return new LocalStorage(path.join(config.dataDir, 'uploads'), config.publicUrl);
-    }
-    case 's3': {
-      const { S3Storage } = await import('./s3/index.js');
-      return new S3Storage(storage);
-    }
-    case 'cloudinary': {
-      const { CloudinaryStorage } = await import('./cloudinary/index.js');
-      return new CloudinaryStorage(storage);
-    }
-  }
+/** What a driver is made from: its own settings and the service's data directory, public address and resumable expiry. */
+type Setup = Pick<Config, 'dataDir' | 'publicUrl' | 'resumableExpiryMs'>;
+
+/** A storage driver as the factory knows it: how to make its store, and where its resumable uploads wait. */
+interface StorageDriver<S extends StorageConfig> {
+  storage(settings: S, setup: Omit<Setup, 'resumableExpiryMs'>): Promise<FileStorage>;
+  resumable(settings: S, setup: Omit<Setup, 'publicUrl'>): Promise<ResumableStore>;
+}
+
+/**
+ * Every driver, in the one place one is chosen; only the configured driver's modules (and SDK)
+ * are loaded. A new driver is a folder beside local/, s3/ and cloudinary/ and one entry here (the
+ * type requires it once its settings are in StorageConfig), and it passes storage/contract.test.ts.
+ */
+const DRIVERS: { [D in StorageConfig['driver']]: StorageDriver<Extract<StorageConfig, { driver: D }>> } = {
+  local: {
+    storage: async (_settings, { dataDir, publicUrl }) => new (await import('./local/index.js')).LocalStorage(path.join(dataDir, 'uploads'), publicUrl),
+    resumable: onThisDisk,
+  },
+  s3: {
+    storage: async (settings) => new (await import('./s3/index.js')).S3Storage(settings),
+    resumable: async (settings, { resumableExpiryMs }) => new (await import('./s3/resumable.js')).S3ResumableStore(settings, resumableExpiryMs),
+  },
+  cloudinary: {
+    storage: async (settings) => new (await import('./cloudinary/index.js')).CloudinaryStorage(settings),
+    // An asset goes to Cloudinary in one upload: a resumable one waits on this instance's disk until it is whole.
+    resumable: onThisDisk,
+  },
+};
+
+/** DATA_DIR/resumable (local/resumable.ts): the bytes wait on this instance's disk. */
+async function onThisDisk(_settings: StorageConfig, { dataDir, resumableExpiryMs }: Omit<Setup, 'publicUrl'>): Promise<ResumableStore> {
+  return (await import('./local/resumable.js')).createFileResumableStore(path.join(dataDir, 'resumable'), resumableExpiryMs);
+}
+
+// A method-shaped interface is bivariant in its settings, so any entry reads as a driver of StorageConfig.
+const driverFor = (settings: StorageConfig): StorageDriver<StorageConfig> => DRIVERS[settings.driver] as StorageDriver<StorageConfig>;
+
+/** The configured storage driver. */
+export function createStorage(config: Pick<Config, 'storage' | 'dataDir' | 'publicUrl'>): Promise<FileStorage> {
+  return driverFor(config.storage).storage(config.storage, config);
+}
+
+/** Where the configured driver's resumable uploads wait until they are finished (uploads/resumable.ts). */
+export function createResumableStore(config: Pick<Config, 'storage' | 'dataDir' | 'resumableExpiryMs'>): Promise<ResumableStore> {
+  return driverFor(config.storage).resumable(config.storage, config);
 }

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { DataStore } from '@tus/server';
 
 /** Where one document goes: the specification's folder and public name, plus the original extension. */
 export interface ObjectLocation {
@@ -13,13 +14,25 @@ export const objectKey = (o: ObjectLocation): string => `${o.folder}/${o.publicN
 /**
  * A place documents are kept. Implementations stream (never hold a whole file in memory) and
  * never overwrite: the service reserves each key in the database first, and a driver refuses a key
- * that is taken anyway.
+ * that is taken anyway. Every call that goes over the network fails (rejects with an Error saying
+ * what and why) within a bound when the store is away, instead of hanging.
+ *
+ * Every driver passes the contract in storage/contract.test.ts; each is made by the factory in
+ * storage/index.ts, the one place a driver is chosen.
  */
 export interface FileStorage {
   readonly driver: string;
   /**
+   * Set by a store whose documents the service itself serves, at `<PUBLIC_URL>/files/<key>` (the
+   * local driver): the directory holding each object at `<root>/<key>`. GET /files/* exists only
+   * then; the other stores' URLs are their own.
+   */
+  readonly servesOwnFiles?: { readonly root: string };
+  /**
    * Streams body into a new object; resolves with its secure public URL once every byte is stored.
    * When the key is taken it rejects with ObjectExistsError, where it can before reading body.
+   * When body fails (broken off, over the size limit) it rejects with body's own error and keeps
+   * nothing under the key.
    * `filename` (the original name) is for stores that keep a download name with the object, and
    * `detectedType` (what the first bytes are) for those that keep its disposition too.
    */
@@ -40,7 +53,10 @@ export interface FileStorage {
    * the store does not hold it, before a byte is sent.
    */
   open(object: { key: string; url: string }): Promise<Readable>;
-  /** Removes an object (used when an upload is refused or broken after bytes were written). */
+  /**
+   * Removes an object (used when an upload is refused or broken after bytes were written). A key
+   * that holds nothing is no failure, so removing twice is fine.
+   */
   remove(location: ObjectLocation): Promise<void>;
   /** Throws when the store cannot be reached (readiness). */
   check(): Promise<void>;
@@ -70,6 +86,7 @@ export interface ListableStorage {
   listObjects(prefix: string): AsyncIterable<StoredObject>;
   /** Writes that began and never completed (crashed uploads). */
   listIncomplete(): AsyncIterable<IncompleteWrite>;
+  /** Removes an object by its key; like remove(), a key that holds nothing is no failure. */
   removeObject(key: string): Promise<void>;
 }
 
@@ -98,4 +115,18 @@ export class ObjectMissingError extends Error {
   constructor(key: string) {
     super(`Storage object ${key} is missing`);
   }
+}
+
+/**
+ * Where a resumable upload's bytes wait until it is finished: a tus DataStore, plus what the
+ * completion needs of it. Each storage driver names its own in the factory (storage/index.ts): the
+ * S3 driver keeps them in its bucket (s3/resumable.ts), so no instance holds them; the others on
+ * this instance's disk, DATA_DIR/resumable (local/resumable.ts).
+ */
+export interface ResumableStore {
+  readonly datastore: DataStore;
+  /** The finished upload's bytes: a local file (which a store with adopt() may take as it is) or a stream. */
+  assembled(id: string): Promise<{ file: string } | { body: Readable }>;
+  /** Removes an upload's bytes and bookkeeping, finished or not; an upload already gone is no failure. */
+  discard(id: string): Promise<void>;
 }

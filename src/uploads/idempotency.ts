@@ -37,7 +37,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * on one winner) and runs the upload; a later one with the same key reads its body without storing
  * it and answers the first upload again, or 409 when it asks for something else or the first is
  * still running. Only a successful upload is remembered: a refused or failed one gives the key back,
- * so a retry is processed afresh.
+ * so a retry is processed afresh. A first request that recorded its upload but could not mark the
+ * claim with it (the database failed in between) has its upload found by a retry, by what it is.
  */
 export async function uploadOnce(
   deps: Pick<Deps, 'store'>,
@@ -61,7 +62,18 @@ export async function uploadOnce(
   }
   const retry = await readRetry();
   const claim = await keys.find(actor.id, key);
-  if (!claim || claim.fileUploadId === null) throw errors.idempotencyKeyInProgress();
+  if (!claim) throw errors.idempotencyKeyInProgress();
+  if (claim.fileUploadId === null) {
+    const { projectId, fileType, filename, sha256 } = retry;
+    const recorded =
+      projectId !== undefined && fileType !== undefined && filename !== undefined && sha256 !== undefined
+        ? await keys.recordedUnmarked(actor.id, claim.createdAt, { projectId, type: fileType, filename, sha256 })
+        : undefined;
+    if (!recorded) throw errors.idempotencyKeyInProgress();
+    // Should the database still refuse, the key stays unmarked and the next retry finds the upload the same way.
+    await keys.complete(actor.id, key, recorded.id).catch(() => {});
+    return recorded;
+  }
   const first = await deps.store.files.findById(claim.fileUploadId);
   if (!first || !sameRequest(first, retry)) throw errors.idempotencyKeyReused();
   return first;

@@ -8,10 +8,11 @@ import type { Deps } from '../deps.js';
 import { isUnspecific } from '../domain/content-types.js';
 import { cleanContentType, cleanFilename } from '../domain/documents.js';
 import type { Actor, DocumentType, FileUpload, Project } from '../domain/model.js';
-import type { ResumableUpload } from '../db/store.js';
+import type { ResumableUpload } from '../db/resumable-uploads.js';
 import { AppError, errors } from '../errors.js';
 import { drainUnreadBody } from '../http/timeouts.js';
 import { newId } from '../ids.js';
+import { type ResumableStore, createResumableStore } from '../storage/index.js';
 import { admitType } from './admit-type.js';
 import { checkUpload } from './checks.js';
 import { DocumentInspector, detectType } from './inspect.js';
@@ -19,7 +20,6 @@ import { LeaseLocker } from './lease-locker.js';
 import { admitAndPlace } from './place.js';
 import { RunningHashes } from './running-hash.js';
 import { type TusRequest, sendTusResponse, tusRequest } from './tus-request.js';
-import { type ResumableStore, createResumableStore } from './tus-store.js';
 
 export const RESUMABLE_PATH = '/api/resumable-uploads';
 
@@ -54,7 +54,7 @@ const tusError = (status: number, message: string) => ({ status_code: status, bo
 
 /**
  * Resumable uploads with the tus 1.0 protocol (@tus/server; the bytes wait in DATA_DIR/resumable,
- * or in S3 multipart uploads with STORAGE_DRIVER=s3: uploads/tus-store.ts), locked per upload
+ * or in S3 multipart uploads with STORAGE_DRIVER=s3: storage/index.ts), locked per upload
  * across instances by a lease in the database (uploads/lease-locker.ts). The service's own route
  * checks each request first (session, checks 1–7 on creation, ownership afterwards) and hands it
  * over with `handle`; completion runs the same steps as POST /api/upload (uploads/place.ts,

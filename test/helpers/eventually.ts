@@ -6,3 +6,16 @@ export async function eventually(what: string, condition: () => Promise<boolean>
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** Runs `assertion` every 50 ms until it passes, and returns what it returned; after timeoutMs its last failure is the answer. */
+export async function eventuallyPasses<T>(assertion: () => Promise<T> | T, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await assertion();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}

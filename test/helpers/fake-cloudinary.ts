@@ -29,6 +29,8 @@ export interface FakeCloudinary {
   rotateSecret(secret: string): void;
   /** Another writer takes the public id of the next upload just before the fake processes it. */
   takeNextUploadName(): void;
+  /** With `serveAssets`: later secure URLs start with origin (a front of the fake, such as a TCP proxy) instead of the fake's own address. */
+  deliverFrom(origin: string): void;
   /** While true, requests are accepted and never answered (a cloud that hangs). */
   stall: boolean;
   close(): Promise<void>;
@@ -150,6 +152,7 @@ export async function startFakeCloudinary(opts: { cloudName?: string; apiKey?: s
         if (params.signature !== expected) return refuse(401, `Invalid Signature ${params.signature ?? ''}. String to sign - '${toSign}'.`);
 
         if (action === 'destroy') {
+          if (!params.public_id) return refuse(400, 'Missing required parameter - public_id');
           const key = `${resourceType ?? 'image'}/${params.public_id}`;
           if (params.type && params.type !== 'upload') return send(200, { result: 'not found' });
           return send(200, { result: assets.delete(key) ? 'ok' : 'not found' });
@@ -197,6 +200,7 @@ export async function startFakeCloudinary(opts: { cloudName?: string; apiKey?: s
     assets,
     rotateSecret: (secret) => (apiSecret = secret),
     takeNextUploadName: () => (takeNext = true),
+    deliverFrom: (origin) => (deliveryOrigin = origin),
     stall: false,
     close: () =>
       new Promise((resolve) => {

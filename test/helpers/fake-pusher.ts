@@ -12,7 +12,10 @@ import type net from 'node:net';
  * - `auth_signature` is the HMAC-SHA256 (hex), keyed with the secret, of
  *   `<METHOD>\n<path>\n<the other query parameters, sorted by key, as key=value joined by &>`.
  *
- * A request that fails a check gets 401 with a text message, as Pusher answers.
+ * A request that fails a check gets 401 with a text message, as Pusher answers. An event is held to
+ * Pusher's limits (https://pusher.com/docs/channels/library_auth_reference/rest-api/#post-event-trigger-an-event):
+ * 1 to 100 channels, each name of at most 164 characters from `A-Za-z0-9_-=@,.;`, an event name of
+ * at most 200 characters, and data of at most 10 KB (413 beyond, 400 for the others).
  */
 export interface FakePusher {
   readonly url: string;
@@ -81,6 +84,8 @@ export async function startFakePusher(opts: { appId?: string; key?: string; secr
         if (typeof event.name !== 'string' || !Array.isArray(event.channels) || typeof event.data !== 'string') {
           return answer(400, 'An event needs name, channels and data (a string)');
         }
+        const limit = eventOverLimit(event.name, event.channels, event.data);
+        if (limit) return answer(limit.status, limit.text);
         events.push({ name: event.name, channels: event.channels as string[], data: JSON.parse(event.data) });
         return answer(200, '{}', 'application/json');
       }
@@ -163,4 +168,19 @@ export async function startFakePusher(opts: { appId?: string; key?: string; secr
         for (const socket of sockets) socket.destroy(); // keep-alive connections too
       })),
   };
+}
+
+const MAX_CHANNELS = 100;
+const CHANNEL_NAME = /^[A-Za-z0-9_\-=@,.;]{1,164}$/;
+const MAX_EVENT_NAME = 200;
+const MAX_DATA_BYTES = 10 * 1024;
+
+/** Pusher's limits on one triggered event; the refusal, or undefined when it is within them. */
+function eventOverLimit(name: string, channels: unknown[], data: string): { status: number; text: string } | undefined {
+  if (channels.length === 0 || channels.length > MAX_CHANNELS) return { status: 400, text: `An event goes to 1 to ${MAX_CHANNELS} channels, not ${channels.length}` };
+  const invalid = channels.find((c) => typeof c !== 'string' || !CHANNEL_NAME.test(c));
+  if (invalid !== undefined) return { status: 400, text: `Invalid channel name: ${String(invalid)}` };
+  if (name.length > MAX_EVENT_NAME) return { status: 400, text: `Event name too long (${name.length} > ${MAX_EVENT_NAME})` };
+  if (Buffer.byteLength(data, 'utf8') > MAX_DATA_BYTES) return { status: 413, text: `Payload too large (${Buffer.byteLength(data, 'utf8')} bytes > ${MAX_DATA_BYTES})` };
+  return undefined;
 }

@@ -1,5 +1,7 @@
+import assert from 'node:assert/strict';
 import { type AddressObject, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import { eventually, eventuallyPasses } from './eventually.js';
 import { freePort } from './service.js';
 
 /** One email as the SMTP server received it: the envelope, and the message parsed. */
@@ -23,6 +25,8 @@ export interface TestSmtpServer {
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedMail[]>;
   /** The emails to one address. */
   to(address: string): ReceivedMail[];
+  /** Waits for the email to `address` that follows the first `seen` of them, and returns it (fails after timeoutMs). */
+  nextTo(address: string, seen?: number, timeoutMs?: number): Promise<ReceivedMail>;
   /** Stops listening (connections are refused) until start() listens again on the same port. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -81,14 +85,15 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
     url: `smtp://${USER}:${PASS}@127.0.0.1:${port}`,
     received,
     async waitFor(count, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (received.length < count) {
-        if (Date.now() > deadline) throw new Error(`${received.length} of ${count} emails within ${timeoutMs} ms: ${received.map((m) => `${m.rcptTo.join(',')} "${m.subject}"`).join('; ')}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const came = () => received.map((m) => `${m.rcptTo.join(',')} "${m.subject}"`).join('; ');
+      await eventuallyPasses(() => assert.ok(received.length >= count, `${received.length} of ${count} emails within ${timeoutMs} ms: ${came()}`), timeoutMs);
       return received.slice();
     },
     to: (address) => received.filter((m) => m.rcptTo.includes(address.toLowerCase())),
+    async nextTo(address, seen = 0, timeoutMs = 10_000) {
+      await eventually(`email ${seen + 1} to ${address}`, () => smtp.to(address).length > seen, timeoutMs);
+      return smtp.to(address)[seen]!;
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         const s = server;

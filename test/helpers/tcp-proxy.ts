@@ -14,6 +14,8 @@ export interface TcpProxy {
   stall(): void;
   /** Back to normal: what a stall held back is delivered, and connections go through again. */
   restore(): void;
+  /** The drivers' contracts' outage: 'down' cuts, 'silent' stalls; returns the way back (restore). */
+  outage(kind: 'down' | 'silent'): () => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -67,7 +69,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     }
   };
 
-  return {
+  const proxy: TcpProxy = {
     port,
     get open() {
       return pairs.size;
@@ -85,10 +87,16 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         for (const [to, data] of pair.held.splice(0)) to.write(data);
       }
     },
+    outage(kind) {
+      if (kind === 'down') proxy.cut();
+      else proxy.stall();
+      return async () => proxy.restore();
+    },
     close() {
       mode = 'cut';
       destroyAll();
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
+  return proxy;
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import { eventuallyPasses } from './eventually.js';
 import { parseBody, type Client, type Response, type TestService } from './service.js';
 
 /** One part of a hand-built multipart body: a text field, or a file (filename null: no filename parameter at all). */
@@ -255,14 +256,5 @@ export async function assertNothingStoredSince(svc: TestService, before: StoredS
 
 /** Polls until nothing is left behind since `before` (for a client that hung up, the server cleans up on its own time). */
 export async function eventuallyNothingStoredSince(svc: TestService, before: StoredState, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await assertNothingStoredSince(svc, before);
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  await eventuallyPasses(() => assertNothingStoredSince(svc, before), timeoutMs);
 }

@@ -1,4 +1,5 @@
 import type { DocumentType, Project, ProjectAction, ProjectStatus, Role } from './api';
+import { type ActivityAction, isActivityAction } from '../../src/domain/activity';
 import { PI_LABELS, STATUS_LABELS, type Stage } from '../../src/domain/labels';
 
 /** Dates and numbers in the reader's own locale (the browser's, never a fixed one). */
@@ -64,7 +65,8 @@ export const ACTION_LABELS: Record<ProjectAction, string> = {
   cancel: 'Cancel project',
 };
 
-const ACTIVITY_LABELS: Record<string, string> = {
+/** Keyed by the service's list of actions (src/domain/activity.ts): one added there does not compile until it is named here. */
+const ACTIVITY_LABELS: Record<ActivityAction, string> = {
   PROJECT_CREATED: 'created the project',
   PROJECT_UPDATED: 'corrected the project',
   PROJECT_APPROVED: 'approved the project',
@@ -88,8 +90,8 @@ const ACTIVITY_LABELS: Record<string, string> = {
  */
 export const personName = (id: string | null, name: string | null, me: { id: string }): string | null => (id !== null && id === me.id ? 'You' : name);
 
-/** "approved the project", or the action's own name for one this app does not know yet. */
-export const activityLabel = (action: string) => ACTIVITY_LABELS[action] ?? action.toLowerCase().replace(/_/g, ' ');
+/** "approved the project", or the action's own name for one the service no longer writes (an older entry's). */
+export const activityLabel = (action: string) => (isActivityAction(action) ? ACTIVITY_LABELS[action] : action.toLowerCase().replace(/_/g, ' '));
 
 /**
  * Why a document cannot be uploaded now, naming what actually stands in the way (the API's own

@@ -3,7 +3,7 @@ import type { Dialect } from '../index.js';
 
 /**
  * The activity log becomes the realtime event log: `seq` numbers its entries densely in commit
- * order (assigned as max + 1 while holding the activity lock, see db/store.ts), so an SSE event id
+ * order (assigned as max + 1 while holding the activity lock, see db/activity.ts), so an SSE event id
  * derived from it survives restarts and is the same on every instance. Existing entries are
  * numbered in (created_at, id) order.
  */

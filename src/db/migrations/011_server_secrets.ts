@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Secrets every instance must share and keep across restarts, made on first use (db/store.ts:
+ * Secrets every instance must share and keep across restarts, made on first use (db/secrets.ts:
  * secrets): the key realtime event ids are sealed with (realtime/event-ids.ts). Kept with the
  * data they belong to, so a backup restores them too.
  */

@@ -1,6 +1,6 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { scopeOf } from '../../actions/projects.js';
 import { dashboardStats } from '../../actions/dashboard.js';
+import { ACTIVITY_ACTIONS, isActivityAction } from '../../domain/activity.js';
 import { presentActivity } from '../../presenters/index.js';
 import { actorOf } from '../session.js';
 import { ActivityEntry, Limit, errorRef, pageOf } from '../schemas.js';
@@ -18,7 +18,8 @@ export async function activityRoutes(app: App, { deps, hooks }: RouteContext) {
         querystring: Type.Object({
           entityType: Type.Optional(Type.String()),
           entityId: Type.Optional(Type.String()),
-          action: Type.Optional(Type.String()),
+          // Not an enum: an action the service does not write matches no entry (200, no items), as it always has.
+          action: Type.Optional(Type.String({ description: `One of ${ACTIVITY_ACTIONS.join(', ')}; any other value matches nothing` })),
           userId: Type.Optional(Type.String()),
           limit: Limit,
           cursor: Type.Optional(Type.String()),
@@ -27,7 +28,9 @@ export async function activityRoutes(app: App, { deps, hooks }: RouteContext) {
       },
     },
     async (req) => {
-      const page = await deps.store.activity.list(scopeOf(actorOf(req)), { ...req.query, limit: req.query.limit ?? 50 });
+      const { action, ...filter } = req.query;
+      const known = action === undefined || isActivityAction(action) ? action : null;
+      const page = await deps.store.activity.list(actorOf(req), { ...filter, action: known, limit: filter.limit ?? 50 });
       return { items: page.items.map(presentActivity), nextCursor: page.nextCursor };
     },
   );

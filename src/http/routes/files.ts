@@ -1,17 +1,18 @@
 import fastifyStatic from '@fastify/static';
 import { cleanContentType, dispositionFor } from '../../domain/documents.js';
 import { errors } from '../../errors.js';
-import { LocalStorage } from '../../storage/local/index.js';
 import type { App, RouteContext } from './context.js';
 
 /**
- * GET /files/<key>: documents kept by the local driver. Public (the key holds the project's random
+ * GET /files/<key>: documents of a store the service serves itself (FileStorage.servesOwnFiles: the
+ * local driver). Public (the key holds the project's random
  * id), but served so a browser cannot run them on our origin: the uploaded Content-Type, nosniff,
  * a sandbox CSP, and a download for anything that is not a passive type.
  */
 export async function fileRoutes(app: App, { deps }: RouteContext) {
-  if (!(deps.storage instanceof LocalStorage)) return;
-  await app.register(fastifyStatic, { root: deps.storage.root, serve: false });
+  const served = deps.storage.servesOwnFiles;
+  if (!served) return;
+  await app.register(fastifyStatic, { root: served.root, serve: false });
 
   app.get(
     '/files/*',

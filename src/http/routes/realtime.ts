@@ -1,5 +1,6 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { hashToken } from '../../actions/auth.js';
+import { viewerOf } from '../../domain/visibility.js';
 import { errors } from '../../errors.js';
 import { type StreamSink, StreamHub } from '../../realtime/streams.js';
 import { CHANNELS, type Channel } from '../../realtime/types.js';
@@ -69,7 +70,7 @@ export async function realtimeRoutes(app: App, { deps, hooks }: RouteContext) {
         close: () => finish(),
       };
       const opened = hub.open({
-        viewer: { userId: user.id, role: user.role },
+        viewer: viewerOf(user),
         tokenHash: hashToken(req.sessionToken!),
         expiresAt: req.sessionExpiresAt!,
         channels,

@@ -7,6 +7,7 @@ export class MemoryBroker implements RealtimeBroker {
   readonly #subscribers = new Subscribers();
 
   async publish(message: RealtimeMessage): Promise<void> {
+    this.#subscribers.assertOpen(message);
     this.#subscribers.deliver(message);
   }
 
@@ -17,6 +18,6 @@ export class MemoryBroker implements RealtimeBroker {
   async check(): Promise<void> {}
 
   async close(): Promise<void> {
-    this.#subscribers.clear();
+    this.#subscribers.close();
   }
 }

@@ -37,6 +37,7 @@ export class PusherBroker implements RealtimeBroker {
   }
 
   async publish(message: RealtimeMessage): Promise<void> {
+    this.#subscribers.assertOpen(message);
     // Session signals concern this instance's streams only; Pusher ends nothing (its private channels are authorized per subscription).
     if (message.channel === SESSIONS_CHANNEL) {
       this.#subscribers.deliver(message);
@@ -73,7 +74,7 @@ export class PusherBroker implements RealtimeBroker {
   }
 
   async close(): Promise<void> {
-    this.#subscribers.clear();
+    this.#subscribers.close();
   }
 }
 

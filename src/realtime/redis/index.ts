@@ -101,6 +101,7 @@ export class RedisBroker implements RealtimeBroker {
   }
 
   async publish(message: RealtimeMessage): Promise<void> {
+    this.#subscribers.assertOpen(message);
     const text = JSON.stringify({ event: message.event, payload: message.payload });
     try {
       await this.#publisher.publish(`${this.settings.channelPrefix}:${message.channel}`, text);
@@ -126,7 +127,7 @@ export class RedisBroker implements RealtimeBroker {
 
   async close(): Promise<void> {
     this.#closing = true;
-    this.#subscribers.clear();
+    this.#subscribers.close();
     await Promise.all([this.#publisher, this.#subscriber].map(quit));
   }
 

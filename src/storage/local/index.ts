@@ -18,11 +18,15 @@ const INCOMING = '.incoming';
  */
 export class LocalStorage implements FileStorage, ListableStorage {
   readonly driver = 'local';
+  /** Its files are served by the service, at `<publicUrl>/files/<key>` (http/routes/files.ts). */
+  readonly servesOwnFiles: { readonly root: string };
 
   constructor(
     readonly root: string,
     private readonly publicUrl: string,
-  ) {}
+  ) {
+    this.servesOwnFiles = { root };
+  }
 
   /** Folders made (or found) already: each project and type's folder is made once, not on every upload. */
   readonly #folders = new Set<string>();

@@ -21,7 +21,7 @@ export type S3Settings = Extract<StorageConfig, { driver: 's3' }>;
 const CHECK_TIMEOUT_MS = 2500;
 const PART_BYTES = 5 * 1024 * 1024;
 
-/** The S3 client settings of the driver, shared with the resumable uploads' S3 store (uploads/tus-s3-store.ts). */
+/** The S3 client settings of the driver, shared with the resumable uploads' S3 store (s3/resumable.ts). */
 export function s3ClientConfig(settings: S3Settings): S3ClientConfig {
   return {
     region: settings.region,

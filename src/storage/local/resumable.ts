@@ -2,33 +2,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { DataStore, KvStore, Upload } from '@tus/server';
-import type { Config } from '../config.js';
-
-/**
- * Where a resumable upload's bytes wait until it is finished: a tus DataStore, plus what the
- * completion needs of it. DATA_DIR/resumable (@tus/file-store) in general; with STORAGE_DRIVER=s3,
- * an S3 multipart upload per tus upload in the same bucket (@tus/s3-store), so no instance keeps them.
- */
-export interface ResumableStore {
-  readonly datastore: DataStore;
-  /** The finished upload's bytes: a local file (which a local storage driver may take as it is) or a stream. */
-  assembled(id: string): Promise<{ file: string } | { body: Readable }>;
-  /** Removes an upload's bytes and bookkeeping, finished or not; an upload already gone is no failure. */
-  discard(id: string): Promise<void>;
-}
+import { FileConfigstore, FileStore } from '@tus/file-store';
+import { type KvStore, type Upload, ERRORS } from '@tus/server';
+import type { ResumableStore } from '../types.js';
 
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 
-/** The store for the configured storage driver; the S3 one (and its SDK) is loaded only when used. */
-export async function createResumableStore(config: Config): Promise<ResumableStore> {
-  const expirationPeriodInMilliseconds = config.resumableExpiryMs;
-  if (config.storage.driver === 's3') {
-    const { S3ResumableStore } = await import('./tus-s3-store.js');
-    return new S3ResumableStore(config.storage, expirationPeriodInMilliseconds);
-  }
-  const { FileStore, FileConfigstore, ERRORS } = { ...(await import('@tus/file-store')), ...(await import('@tus/server')) };
-  const directory = path.join(config.dataDir, 'resumable');
+/**
+ * Resumable uploads' bytes in `directory` (DATA_DIR/resumable) on this instance's disk (@tus/file-store):
+ * the local driver adopts a finished one as it is, other stores read it from there.
+ */
+export function createFileResumableStore(directory: string, expirationPeriodInMilliseconds: number): ResumableStore {
   /** @tus/file-store, writing through a 1 MiB buffer: chunks that arrive during a write go out together (its own writes 16 KiB at a time). */
   class BufferedFileStore extends FileStore {
     override async write(readable: Readable, id: string, offset: number): Promise<number> {

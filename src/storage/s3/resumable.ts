@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { S3Store } from '@tus/s3-store';
-import { type S3Settings, s3ClientConfig } from '../storage/s3/index.js';
-import type { ResumableStore } from './tus-store.js';
+import type { ResumableStore } from '../types.js';
+import { type S3Settings, s3ClientConfig } from './index.js';
 
 /** Where the tus store's objects live in the bucket: apart from the documents (DOCUMENTS_PREFIX), which the reconciler looks after. */
 export const RESUMABLE_PREFIX = 'resumable/';

@@ -1,0 +1,131 @@
+import { sql } from 'kysely';
+import type { ActivityAction } from '../domain/activity.js';
+import type { ActivityEntryWithNames, NewActivityEntry } from '../domain/model.js';
+import type { ProjectScope } from '../domain/visibility.js';
+import type { Database, DB } from './index.js';
+import { reusable } from './reusable.js';
+import { type Page, decodeCursor, olderThan, page, toActivityWithNames } from './rows.js';
+import { PROJECT_SCOPE_COLUMNS, type Scope, toProjectScope, visibleEntries, visibleTo } from './visibility.js';
+
+/** The project changes after `seq` in log order, each with what the visibility rule reads of its project now (a LEFT JOIN: null when the project is gone). */
+const changesAfterQuery = (db: DB, seq: number, limit: number) =>
+  db
+    .selectFrom('activity_log')
+    .leftJoin('projects', 'projects.id', 'activity_log.entity_id')
+    .select(['activity_log.seq', 'activity_log.entity_id', ...PROJECT_SCOPE_COLUMNS])
+    .where('activity_log.seq', '>', seq)
+    .where('activity_log.entity_type', '=', 'project')
+    .orderBy('activity_log.seq')
+    .limit(limit);
+
+/** The entry every change writes, and the log read every change causes, compiled once: see reusable.ts. */
+const hot = {
+  insertActivity: reusable((db, id: string, userId: string, action: string, entityType: string, entityId: string, details: string, createdAt: string) =>
+    db
+      .insertInto('activity_log')
+      .values({
+        id,
+        seq: sql<number>`(select coalesce(max(seq), 0) + 1 from activity_log)`,
+        user_id: userId,
+        action,
+        entity_type: entityType,
+        entity_id: entityId,
+        details,
+        created_at: createdAt,
+      })
+      .returning('seq'),
+  ),
+  changesAfter: reusable((db, seq: number, limit: number) => changesAfterQuery(db, seq, limit)),
+};
+
+export interface ActivityFilter {
+  entityType?: string;
+  entityId?: string;
+  /** null: an action the service does not write, which matches no entry. */
+  action?: ActivityAction | null;
+  userId?: string;
+  limit: number;
+  cursor?: string;
+}
+
+/** One project change in the event log: its position, and the project as the visibility rule reads it now (null when the project is gone). */
+export interface LoggedChange {
+  seq: number;
+  projectId: string;
+  project: ProjectScope | null;
+}
+
+/** The activity log (migration 002: `seq` orders it), which is also the realtime event log. */
+export function activityRepo(db: DB, dialect: Database['dialect']) {
+  /** The changes after `seq` in order: all of them, or those the scope may see now. */
+  const changesAfter = async (seq: number, limit: number, scope?: Scope): Promise<LoggedChange[]> => {
+    // Every instance's stream hub reads this after every change: the one without a scope is compiled once.
+    const rows =
+      scope === undefined
+        ? (await db.executeQuery(hot.changesAfter(db, dialect, seq, limit))).rows
+        : await changesAfterQuery(db, seq, limit).where(visibleTo(scope)).execute();
+    return rows.map((r): LoggedChange => ({ seq: Number(r.seq), projectId: r.entity_id, project: toProjectScope(r) }));
+  };
+
+  return {
+    /**
+     * Writes one entry and returns its position in the event log. The position is max + 1 under
+     * a lock held until commit (PostgreSQL: a transaction-level advisory lock; SQLite has one
+     * writer), so positions are dense and committed in order: a reader who sees N has seen all before it.
+     */
+    async insert(e: NewActivityEntry): Promise<number> {
+      const write = async (trx: DB) => {
+        if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('activity_log:' || current_schema()))`.execute(trx);
+        const [row] = (await trx.executeQuery(hot.insertActivity(trx, dialect, e.id, e.userId, e.action, e.entityType, e.entityId, JSON.stringify(e.details), e.createdAt))).rows;
+        if (!row) throw new Error('the activity entry was not written');
+        return Number(row.seq);
+      };
+      // The advisory lock lasts as long as its transaction: outside one, make one.
+      return dialect === 'postgres' && !db.isTransaction ? db.transaction().execute(write) : write(db);
+    },
+    /** The newest position (0 while the log is empty). */
+    async latestSeq(): Promise<number> {
+      const row = await db.selectFrom('activity_log').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+      return Number(row?.seq ?? 0);
+    },
+    /** The newest position up to `atMost` of a change to a project the scope may see (0 when none). */
+    async latestSeqFor(scope: Scope, atMost: number): Promise<number> {
+      const row = await db
+        .selectFrom('activity_log')
+        .innerJoin('projects', 'projects.id', 'activity_log.entity_id')
+        .select((eb) => eb.fn.max('activity_log.seq').as('seq'))
+        .where('activity_log.entity_type', '=', 'project')
+        .where(visibleTo(scope))
+        .where('activity_log.seq', '<=', atMost)
+        .executeTakeFirst();
+      return Number(row?.seq ?? 0);
+    },
+    /** When the entry at `seq` was written, or undefined for a position the log does not hold. */
+    async seqWrittenAt(seq: number): Promise<string | undefined> {
+      const row = await db.selectFrom('activity_log').select('created_at').where('seq', '=', seq).executeTakeFirst();
+      return row?.created_at;
+    },
+    changesAfter,
+    /** Newest first, each with the acting user's name (a LEFT JOIN on users: the name only); only the entries the scope may see. */
+    async list(scope: Scope, f: ActivityFilter): Promise<Page<ActivityEntryWithNames>> {
+      const cursor = decodeCursor(f.cursor);
+      const rows = await db
+        .selectFrom('activity_log')
+        .leftJoin('users as actor', 'actor.id', 'activity_log.user_id')
+        .selectAll('activity_log')
+        .select('actor.name as user_name')
+        .where(visibleEntries(scope))
+        .$if(f.entityType !== undefined, (q) => q.where('activity_log.entity_type', '=', f.entityType!))
+        .$if(f.entityId !== undefined, (q) => q.where('activity_log.entity_id', '=', f.entityId!))
+        .$if(f.action !== undefined && f.action !== null, (q) => q.where('activity_log.action', '=', f.action!))
+        .$if(f.action === null, (q) => q.where(sql<boolean>`1 = 0`))
+        .$if(f.userId !== undefined, (q) => q.where('activity_log.user_id', '=', f.userId!))
+        .$if(cursor !== undefined, (q) => q.where(olderThan('activity_log', cursor!)))
+        .orderBy('activity_log.created_at', 'desc')
+        .orderBy('activity_log.id', 'desc')
+        .limit(f.limit + 1)
+        .execute();
+      return page(rows.map(toActivityWithNames), f.limit);
+    },
+  };
+}

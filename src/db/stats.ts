@@ -1,0 +1,46 @@
+import type { DB } from './index.js';
+import { type Scope, visibleTo } from './visibility.js';
+
+/** The dashboard's figures, over the projects the scope may see (db/visibility.ts). */
+export function statsRepo(db: DB) {
+  return {
+    async projectsByStatus(scope: Scope): Promise<Record<string, number>> {
+      const rows = await db
+        .selectFrom('projects')
+        .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+        .where(visibleTo(scope))
+        .groupBy('status')
+        .execute();
+      return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+    },
+    /** Requests an admin has rejected and the owner has not yet sent back (status REQUESTED, approval REJECTED). */
+    async rejectedRequests(scope: Scope): Promise<number> {
+      const row = await db
+        .selectFrom('projects')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status', '=', 'REQUESTED')
+        .where('approval_status', '=', 'REJECTED')
+        .where(visibleTo(scope))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    async documentsByType(scope: Scope): Promise<Record<string, number>> {
+      const rows = await db
+        .selectFrom('file_uploads')
+        .innerJoin('projects', 'projects.id', 'file_uploads.project_id')
+        .select(['file_uploads.type', (eb) => eb.fn.countAll<number>().as('n')])
+        .where(visibleTo(scope))
+        .groupBy('file_uploads.type')
+        .execute();
+      return Object.fromEntries(rows.map((r) => [r.type, Number(r.n)]));
+    },
+    async team(): Promise<{ role: string; active: boolean; n: number }[]> {
+      const rows = await db
+        .selectFrom('users')
+        .select(['role', 'active', (eb) => eb.fn.countAll<number>().as('n')])
+        .groupBy(['role', 'active'])
+        .execute();
+      return rows.map((r) => ({ role: r.role, active: Boolean(r.active), n: Number(r.n) }));
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import { type ProjectScope, type Viewer, seesEverything } from '../domain/visibility.js';
+import type { Tables } from './schema.js';
+
+/*
+ * The SQL twin of domain/visibility.ts: the same rule as conditions that queries filter by, so a
+ * viewer's rows are chosen by the database, never by filtering rows after loading them. Change it
+ * with the rule; test/visibility.test.ts checks on both databases that the two agree.
+ */
+
+/** Whose rows a query returns: what one viewer may see, or every row (the service's own reads: jobs, the CLI, tests). */
+export type Scope = Viewer | { all: true };
+
+/** The viewer whose rows a query must choose, or null when the scope sees every row. */
+const limitedTo = (scope: Scope): Viewer | null => ('all' in scope || seesEverything(scope) ? null : scope);
+
+/** maySeeProject as a condition on the query's `projects`: the projects the scope may see (with a LEFT JOIN, a missing project only when it sees everything). */
+export const visibleTo =
+  (scope: Scope) =>
+  (eb: ExpressionBuilder<Tables, 'projects'>): Expression<SqlBool> => {
+    const viewer = limitedTo(scope);
+    return viewer ? eb('projects.poc_id', '=', viewer.id) : eb.lit(true);
+  };
+
+/** maySeeEntry as a condition on the query's `activity_log`: the entries the scope may see. */
+export const visibleEntries =
+  (scope: Scope) =>
+  (eb: ExpressionBuilder<Tables, 'activity_log'>): Expression<SqlBool> =>
+    limitedTo(scope)
+      ? eb.and([
+          eb('activity_log.entity_type', '=', 'project'),
+          eb('activity_log.entity_id', 'in', eb.selectFrom('projects').select('projects.id').where(visibleTo(scope))),
+        ])
+      : eb.lit(true);
+
+/** The rule from the project's side, as a condition on the query's `users`: the users who may see this project. */
+export const viewersOf =
+  (project: ProjectScope) =>
+  (eb: ExpressionBuilder<Tables, 'users'>): Expression<SqlBool> =>
+    eb.or([eb('users.role', '=', 'ADMIN'), eb('users.id', '=', project.pocId)]);
+
+/** The columns the rule reads of a project, for a query whose rows are judged in code (the realtime hub's log reads). */
+export const PROJECT_SCOPE_COLUMNS = ['projects.poc_id'] as const;
+
+/** Those columns as the rule reads them; a project missing from a LEFT JOIN is null. */
+export const toProjectScope = (r: { poc_id: string | null }): ProjectScope | null => (r.poc_id === null ? null : { pocId: r.poc_id });

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ACTIVITY_ACTIONS, type ActivityAction, isActivityAction, uploadedAction } from './activity.js';
+import { DOCUMENT_TYPES, type DocumentType } from './model.js';
+import { LIFECYCLE, PROJECT_ACTIONS, type ProjectAction } from './project-lifecycle.js';
+
+/*
+ * The list of activity actions against what writes them. Restated here rather than read from the
+ * list, so a rename has to be made twice on purpose; the records keyed by the list (lifecycle, email
+ * rules, web labels) are checked by the compiler.
+ */
+
+test('an upload writes <FILETYPE>_UPLOADED (specification part 2)', () => {
+  const table: [DocumentType, ActivityAction][] = [
+    ['PO', 'PO_UPLOADED'],
+    ['CHALLAN', 'CHALLAN_UPLOADED'],
+    ['INVOICE', 'INVOICE_UPLOADED'],
+  ];
+  assert.deepEqual(table.map(([type]) => type), [...DOCUMENT_TYPES]);
+  for (const [type, action] of table) assert.equal(uploadedAction(type), action);
+});
+
+test('each lifecycle action writes its own entry', () => {
+  const table: Record<ProjectAction, ActivityAction> = {
+    approve: 'PROJECT_APPROVED',
+    reject: 'PROJECT_REJECTED',
+    resubmit: 'APPROVAL_REQUESTED',
+    'submit-pi': 'PI_SUBMITTED',
+    'verify-pi': 'PI_VERIFIED',
+    'reject-pi': 'PI_REJECTED',
+    'start-printing': 'PRINTING_STARTED',
+    dispatch: 'PROJECT_DISPATCHED',
+    deliver: 'PROJECT_DELIVERED',
+    cancel: 'PROJECT_CANCELLED',
+  };
+  for (const action of PROJECT_ACTIONS) assert.equal(LIFECYCLE[action].activity, table[action], action);
+});
+
+test('every action in the list is written by something, once', () => {
+  const written = [
+    'PROJECT_CREATED', // POST /api/projects
+    'PROJECT_UPDATED', // PATCH /api/projects/:id and /details
+    ...PROJECT_ACTIONS.map((a) => LIFECYCLE[a].activity),
+    ...DOCUMENT_TYPES.map(uploadedAction),
+  ];
+  assert.equal(new Set(written).size, written.length, 'no two writers share an action');
+  assert.deepEqual([...written].sort(), [...ACTIVITY_ACTIONS].sort());
+});
+
+test('a stored name is an action only when the service writes it', () => {
+  for (const action of ACTIVITY_ACTIONS) assert.ok(isActivityAction(action), action);
+  for (const other of ['USER_NOTED', 'project_created', 'PO_UPLOADED ', '', 'constructor', null, 42]) assert.equal(isActivityAction(other), false, String(other));
+});

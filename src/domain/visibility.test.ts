@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { PROJECTS, SEE_OTHER_ENTRIES, VIEWERS, VISIBILITY_CASES, viewerNames } from '../../test/helpers/visibility-cases.js';
+import type { User } from './model.js';
+import { type ProjectScope, type Viewer, maySeeEntry, maySeeProject, seesEverything, viewerOf } from './visibility.js';
+
+// The viewers' ids are their names; a project is its owner's id (null: gone).
+const viewer = (name: keyof typeof VIEWERS): Viewer => ({ id: name, role: VIEWERS[name] });
+const project = (name: keyof typeof PROJECTS): ProjectScope | null => {
+  const owner = PROJECTS[name];
+  return owner === null ? null : { pocId: owner };
+};
+
+describe('maySeeProject: who may see a project', () => {
+  for (const c of VISIBILITY_CASES) {
+    test(`${c.viewer} (${VIEWERS[c.viewer]}), ${c.project}: ${c.sees ? 'sees it' : 'does not'}`, () => {
+      assert.equal(maySeeProject(viewer(c.viewer), project(c.project)), c.sees);
+    });
+  }
+});
+
+describe('maySeeEntry: an activity entry', () => {
+  for (const c of VISIBILITY_CASES) {
+    test(`about a project: as the project (${c.viewer}, ${c.project})`, () => {
+      assert.equal(maySeeEntry(viewer(c.viewer), { entityType: 'project' }, project(c.project)), c.sees);
+    });
+  }
+  for (const name of viewerNames) {
+    test(`about anything else: ${name} ${SEE_OTHER_ENTRIES.includes(name) ? 'sees it' : 'does not'}`, () => {
+      assert.equal(maySeeEntry(viewer(name), { entityType: 'user' }, null), SEE_OTHER_ENTRIES.includes(name));
+    });
+  }
+});
+
+describe('seesEverything', () => {
+  for (const name of viewerNames) {
+    test(`${name}: ${SEE_OTHER_ENTRIES.includes(name)}`, () => assert.equal(seesEverything(viewer(name)), SEE_OTHER_ENTRIES.includes(name)));
+  }
+});
+
+test('viewerOf keeps only what the rule reads of a user', () => {
+  const user: User = {
+    id: 'u',
+    name: 'Someone',
+    email: 'someone@example.com',
+    phone: null,
+    role: 'POC',
+    location: null,
+    branch: null,
+    active: true,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  };
+  assert.deepEqual(viewerOf(user), { id: 'u', role: 'POC' });
+});
