@@ -9,7 +9,7 @@ import { pino } from 'pino';
 export type Log = FastifyBaseLogger;
 
 /** pino options: passwords, cookies and tokens never written. */
-export const loggerOptions = (level: string): pino.LoggerOptions => ({
+const loggerOptions = (level: string): pino.LoggerOptions => ({
   level,
   redact: {
     paths: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]', '*.password', '*.passwordHash', '*.token'],
