@@ -17,6 +17,7 @@ import { openDatabase } from '../src/db/index.js';
 import { createStore } from '../src/db/store.js';
 import type { Role } from '../src/domain/model.js';
 import { newId } from '../src/ids.js';
+import { silentLog } from '../src/logger.js';
 import { hashPassword } from '../src/passwords.js';
 import { BUILT, RssSampler, type ServiceProcess, memoryOf, spawnService } from '../test/helpers/child-service.js';
 import { testConfig } from '../test/helpers/service.js';
@@ -468,7 +469,7 @@ async function checkedUpload(res: HttpResult, size: number, raw = false): Promis
 /** Inserts users with the project's own data layer, all sharing one bcrypt hash (so seeding takes seconds, not minutes). */
 async function seedUsers(databaseConfig: ReturnType<typeof loadConfig>['database'], count: number, batch: number): Promise<{ ms: number }> {
   const started = performance.now();
-  const database = await openDatabase(databaseConfig);
+  const database = await openDatabase(databaseConfig, silentLog);
   try {
     const store = createStore(database);
     const passwordHash = await hashPassword(BENCH_USER_PASSWORD);

@@ -21,6 +21,7 @@ import { nowIso } from '../src/deps.js';
 import { openDatabase } from '../src/db/index.js';
 import { createStore } from '../src/db/store.js';
 import { newId } from '../src/ids.js';
+import { silentLog } from '../src/logger.js';
 import { hashPassword } from '../src/passwords.js';
 import { BUILT, type ServiceProcess, memoryOf, spawnService } from '../test/helpers/child-service.js';
 import { testConfig } from '../test/helpers/service.js';
@@ -164,7 +165,7 @@ async function main(): Promise<void> {
     console.log(`  ${STREAMS} SSE streams over ${SESSIONS} sessions (${SESSIONS / 2} admins, ${SESSIONS / 2} POCs)\n`);
 
     // Users and sessions straight in the database: the bench measures streams, not bcrypt.
-    const database = await openDatabase(config.database);
+    const database = await openDatabase(config.database, silentLog);
     const { migrate } = await import('../src/db/index.js');
     await migrate(database);
     const store = createStore(database);

@@ -6,7 +6,7 @@ import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyReply } from 'fastify';
 import type { Deps } from './deps.js';
 import { errors } from './errors.js';
 import { registerCompression } from './http/compression.js';
@@ -30,15 +30,7 @@ import { uploadRoutes } from './http/routes/upload.js';
 import { webRoutes } from './http/routes/web.js';
 import { ErrorBody } from './http/schemas.js';
 import { sessionHooks } from './http/session.js';
-
-/** pino options: request ids on every line; passwords, cookies and tokens never written. */
-export const loggerOptions = (level: string): FastifyServerOptions['logger'] => ({
-  level,
-  redact: {
-    paths: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]', '*.password', '*.passwordHash', '*.token'],
-    censor: '[redacted]',
-  },
-});
+import type { StreamHub } from './realtime/streams.js';
 
 /** What Node's own refusals become: status line and message. */
 const CLIENT_ERRORS: Record<string, [string, string]> = {
@@ -74,13 +66,15 @@ function answerInJson(server: Server): void {
 }
 
 /**
- * The HTTP application over the given dependencies. Tests build it too. `webRoot`: the built web
- * app served at `/` (default: dist/web under the package root).
+ * The HTTP application over the given dependencies, logging through `deps.log` (each request's
+ * lines, and `req.log`, carry its id). Tests build it too. `streams`: this process's realtime
+ * streams (GET /api/realtime), started and closed by the caller (startService). `webRoot`: the
+ * built web app served at `/` (default: dist/web under the package root).
  */
-export async function buildApp(deps: Deps, options: { logger?: FastifyServerOptions['logger']; webRoot?: string | null } = {}): Promise<App> {
+export async function buildApp(deps: Deps, options: { streams: StreamHub; webRoot?: string | null }): Promise<App> {
   const timeouts = deps.config.timeouts;
   const app = Fastify({
-    logger: options.logger ?? loggerOptions(deps.config.logLevel),
+    loggerInstance: deps.log,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     trustProxy: deps.config.trustProxy,
@@ -150,7 +144,7 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  const context: RouteContext = { deps, hooks: sessionHooks(app, deps) };
+  const context: RouteContext = { deps, hooks: sessionHooks(app, deps), streams: options.streams };
   // The document's default is the session cookie; a route that asks for none (login, health, …) says so itself.
   app.addHook('onRoute', (route) => {
     const guarded = [route.onRequest ?? []].flat().some((hook) => hook === context.hooks.requireSession || hook === context.hooks.requireAdmin);

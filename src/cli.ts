@@ -8,6 +8,7 @@ import { migrate, openDatabase } from './db/index.js';
 import { createStore } from './db/store.js';
 import { passwordRefusal } from './domain/limits.js';
 import { isAppError } from './errors.js';
+import { type Log, createLogger } from './logger.js';
 import { sendWithin } from './mail/dispatcher.js';
 import { createMailTransport } from './mail/index.js';
 import { testEmail } from './mail/templates.js';
@@ -32,6 +33,14 @@ Commands:
   send-test-email <address>                 send one email through the configured transport (SMTP_URL, or an .eml file)
 
 The database is the one the service uses (DATABASE_URL, DATA_DIR, .env).`;
+
+/** What the parts the CLI uses log (warnings, such as a session signal not published), as plain lines on stderr for a person at a terminal. */
+const cliLog: Log = createLogger('warn', {
+  write(line: string) {
+    const { level, msg, err } = JSON.parse(line) as { level: number; msg: string; err?: { message?: string } };
+    console.warn(`${level >= 50 ? 'Error' : 'Warning'}: ${msg}${err?.message ? ` (${err.message})` : ''}`);
+  },
+});
 
 async function main(argv: string[]): Promise<number> {
   if (fs.existsSync('.env')) process.loadEnvFile('.env');
@@ -70,7 +79,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'send-test-email') return sendTestEmail(config, positionals);
-  const database = await openDatabase(config.database);
+  const database = await openDatabase(config.database, cliLog);
   try {
     await migrate(database);
     const store = createStore(database);
@@ -95,9 +104,9 @@ async function main(argv: string[]): Promise<number> {
       const found = values.email ? await store.users.findByEmailWithHash(values.email) : undefined;
       if (!found) throw new Error(`No user with email ${values.email ?? '(none given)'}`);
       // With REALTIME_DRIVER=redis the service's open streams of this user end at once; otherwise at their next sweep (30 s).
-      const realtime = await createRealtime(config);
+      const realtime = await createRealtime(config, cliLog);
       try {
-        await updateTeamMember({ store, realtime }, found.user.id, { password: values.password ?? '' }, (err) => console.warn(`Warning: ${String(err)}`));
+        await updateTeamMember({ store, realtime, log: cliLog }, found.user.id, { password: values.password ?? '' });
       } finally {
         await realtime.close();
       }

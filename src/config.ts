@@ -15,6 +15,12 @@ export interface Config {
   uploadAllowedTypes: AllowedTypes;
   /** RESUMABLE_UPLOAD_EXPIRY_HOURS: an unfinished resumable upload is removed this long after its creation. */
   resumableExpiryMs: number;
+  /**
+   * PRUNE_INTERVAL_MS: how often what has run out is removed (jobs.ts): expired sessions and reset
+   * links, ended login-throttling windows, lapsed upload leases, expired idempotency keys, old sent
+   * emails, and resumable uploads past their expiry.
+   */
+  pruneIntervalMs: number;
   admin: { email: string; password: string; name: string } | null;
   sessionTtlHours: number;
   logLevel: string;
@@ -135,6 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxUploadBytes: integer(env, 'MAX_UPLOAD_BYTES', 100 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
     uploadAllowedTypes: parseAllowedTypes(text(env, 'UPLOAD_ALLOWED_TYPES')),
     resumableExpiryMs: integer(env, 'RESUMABLE_UPLOAD_EXPIRY_HOURS', 24, 1, 24 * 365) * 3_600_000,
+    pruneIntervalMs: integer(env, 'PRUNE_INTERVAL_MS', 3_600_000, 100, 24 * 3_600_000),
     admin: adminEmail && adminPassword ? { email: adminEmail, password: adminPassword, name: text(env, 'ADMIN_NAME') ?? 'Administrator' } : null,
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 168, 1, 24 * 365),
     logLevel,

@@ -14,7 +14,7 @@ try {
 }
 
 const service = await startService(config);
-const log = service.app.log;
+const log = service.log;
 log.info(`Print-order service ready at ${config.publicUrl} (database: ${config.database.dialect}, storage: ${config.storage.driver}, realtime: ${config.realtime.driver})`);
 if ((await service.deps.store.users.countActiveAdmins()) === 0) {
   log.warn('No one can sign in yet: restart with ADMIN_EMAIL and ADMIN_PASSWORD set, or run `npm run cli -- create-user --role ADMIN --email … --password … --name …`');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type RunningService, startService } from '../src/service.js';
+import { eventuallyPasses } from './helpers/eventually.js';
 import { captureLogs } from './helpers/logs.js';
 import { Client, testConfig } from './helpers/service.js';
 
@@ -15,7 +16,7 @@ const password = 'Sup3r-secret-passphrase';
 before(async () => {
   const made = await testConfig({ env: { ADMIN_EMAIL: 'log-admin@example.com', ADMIN_PASSWORD: password } });
   cleanup = made.cleanup;
-  running = await startService(made.config, { logger: log.logger });
+  running = await startService(made.config, { log: log.logger });
   url = `http://127.0.0.1:${made.config.port}`;
 });
 after(async () => {
@@ -39,4 +40,29 @@ test('trace logs carry request ids but no password, session cookie, token or has
   assert.ok(!text.includes(password), 'no password in the log');
   assert.ok(!text.includes(token), 'no session token in the log');
   assert.doesNotMatch(text, /\$2[aby]\$\d\d\$/, 'no bcrypt hash in the log');
+});
+
+test('what an action logs about a request carries that request’s id, even after the answer', async () => {
+  const admin = new Client(url);
+  assert.equal((await admin.post('/api/auth/login', { email: 'log-admin@example.com', password })).status, 200);
+
+  // The reset email goes out after the answer; the action logs its outcome through the request's logger.
+  const asked = await new Client(url).post('/api/auth/forgot-password', { email: 'log-admin@example.com' });
+  assert.equal(asked.status, 202);
+  const sent = await eventuallyPasses(() => {
+    const line = log.lines.find((l) => l.msg === 'password reset email sent');
+    assert.ok(line, 'the email was logged');
+    return line;
+  });
+  assert.equal(sent.reqId, asked.headers.get('x-request-id'));
+
+  // A sign-out whose end cannot reach the open streams (the broker is gone) is answered, and logged with its request's id.
+  await running.deps.realtime.close();
+  const out = await admin.post('/api/auth/logout');
+  assert.equal(out.status, 204);
+  const unannounced = log.lines.find((l) => l.msg === 'the end of the session was not announced to its streams');
+  assert.ok(unannounced, 'the failed signal was logged');
+  assert.equal(unannounced.level, 40);
+  assert.equal(unannounced.reqId, out.headers.get('x-request-id'));
+  assert.match(unannounced.err?.message ?? '', /^The realtime broker is closed/);
 });

@@ -19,7 +19,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
-import { loggerOptions } from '../src/app.js';
+import { createLogger } from '../src/logger.js';
 import type { Role } from '../src/domain/model.js';
 import {
   type Answer,
@@ -145,7 +145,7 @@ const logStream = new Writable({
 
 before(async () => {
   svc = await startTestService({
-    logger: { ...(loggerOptions('error') as object), stream: logStream },
+    logger: createLogger('error', logStream),
     env: {
       MAX_UPLOAD_BYTES: String(MAX_UPLOAD),
       BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS),

@@ -7,6 +7,7 @@ import { viewersOf, visibleEntries, visibleTo } from '../src/db/visibility.js';
 import type { Project } from '../src/domain/model.js';
 import { type ProjectScope, type Viewer, maySeeEntry, maySeeProject } from '../src/domain/visibility.js';
 import { newId } from '../src/ids.js';
+import { silentLog } from '../src/logger.js';
 import { testConfig } from './helpers/service.js';
 import { PROJECTS, type ProjectName, VIEWERS, type ViewerName, projectNames, viewerNames } from './helpers/visibility-cases.js';
 
@@ -36,7 +37,7 @@ const existing = projectNames.filter((p) => PROJECTS[p] !== null);
 before(async () => {
   const made = await testConfig();
   cleanup = made.cleanup;
-  database = await openDatabase(made.config.database);
+  database = await openDatabase(made.config.database, silentLog);
   await migrate(database);
   store = createStore(database);
   const now = new Date().toISOString();

@@ -29,8 +29,8 @@ before(async () => {
   fs.writeFileSync(path.join(webRoot, 'index.html'), INDEX);
   fs.writeFileSync(path.join(webRoot, 'assets', 'index-abc123.js'), 'console.log("app")');
   fs.writeFileSync(path.join(webRoot, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
-  app = await buildApp(svc.deps, { logger: false, webRoot });
-  bare = await buildApp(svc.deps, { logger: false, webRoot: path.join(webRoot, 'not-built') });
+  app = await buildApp(svc.deps, { streams: svc.running.streams, webRoot });
+  bare = await buildApp(svc.deps, { streams: svc.running.streams, webRoot: path.join(webRoot, 'not-built') });
 });
 
 after(async () => {

@@ -47,6 +47,9 @@ export async function updateAccount(deps: Pick<Deps, 'store'>, user: User, chang
   });
 }
 
+/** A session signal that could not be published: logged; the streams' sweep ends them later. */
+const notAnnounced = (deps: Pick<Deps, 'log'>) => (err: unknown) => deps.log.warn({ err }, 'the end of the sessions was not announced to their streams');
+
 /**
  * POST /api/account/password: the current password proves it is the person, not just their open
  * browser. Wrong current passwords are throttled like logins, per user and per client address,
@@ -54,12 +57,11 @@ export async function updateAccount(deps: Pick<Deps, 'store'>, user: User, chang
  * their open streams told); this one stays.
  */
 export async function changePassword(
-  deps: Pick<Deps, 'store' | 'realtime' | 'config'>,
+  deps: Pick<Deps, 'store' | 'realtime' | 'config' | 'log'>,
   user: User,
   sessionToken: string,
   body: unknown,
   address: string,
-  log: (err: unknown) => void,
 ): Promise<void> {
   const b = fieldsOf(body);
   const current = typeof b.currentPassword === 'string' ? b.currentPassword : '';
@@ -88,7 +90,7 @@ export async function changePassword(
     await store.users.update(user.id, { passwordHash }, nowIso());
     await store.sessions.deleteOthersOfUser(user.id, keep);
   });
-  await endSessions(deps.realtime, { userId: user.id, exceptTokenHash: keep, reason: 'password-changed' }).catch(log);
+  await endSessions(deps.realtime, { userId: user.id, exceptTokenHash: keep, reason: 'password-changed' }).catch(notAnnounced(deps));
 }
 
 /**
@@ -97,7 +99,7 @@ export async function changePassword(
  * stored only as its token's hash. The answer is the same whether or not the email belongs to
  * anyone; the email is sent after the answer, so its timing tells nothing either.
  */
-export async function requestPasswordReset(deps: Pick<Deps, 'store' | 'config' | 'mail'>, body: unknown, address: string): Promise<void> {
+export async function requestPasswordReset(deps: Pick<Deps, 'store' | 'config' | 'mail' | 'log'>, body: unknown, address: string): Promise<void> {
   const b = fieldsOf(body);
   const email = typeof b.email === 'string' ? b.email.trim() : '';
   if (!email) throw errors.emailRequired();
@@ -115,8 +117,8 @@ export async function requestPasswordReset(deps: Pick<Deps, 'store' | 'config' |
   const mail = passwordResetEmail({ name: found.user.name, address: found.user.email }, link, mailConfig.resetLinkMinutes, publicUrl);
   // Not through the outbox, which would have to keep the link: a lost email is asked for again.
   void sendWithin(deps.mail.transport, mail).then(
-    (sent) => deps.mail.log.info({ to: found.user.email, transport: deps.mail.transport.name, detail: sent.detail }, 'password reset email sent'),
-    (err: unknown) => deps.mail.log.error({ err, to: found.user.email }, 'password reset email not sent'),
+    (sent) => deps.log.info({ to: found.user.email, transport: deps.mail.transport.name, detail: sent.detail }, 'password reset email sent'),
+    (err: unknown) => deps.log.error({ err, to: found.user.email }, 'password reset email not sent'),
   );
 }
 
@@ -126,7 +128,7 @@ export async function requestPasswordReset(deps: Pick<Deps, 'store' | 'config' |
  * token is looked up first, so only a valid one costs a password hash; unknown, used and expired
  * tokens are failures, throttled per client address like logins (actions/attempts.ts).
  */
-export async function resetPassword(deps: Pick<Deps, 'store' | 'config' | 'realtime'>, body: unknown, address: string, log: (err: unknown) => void): Promise<LoginResult> {
+export async function resetPassword(deps: Pick<Deps, 'store' | 'config' | 'realtime' | 'log'>, body: unknown, address: string): Promise<LoginResult> {
   const b = fieldsOf(body);
   const token = typeof b.token === 'string' ? b.token : '';
   const password = typeof b.password === 'string' ? b.password : '';
@@ -152,6 +154,6 @@ export async function resetPassword(deps: Pick<Deps, 'store' | 'config' | 'realt
     await store.sessions.deleteForUser(user.id);
     return user;
   });
-  await endSessions(deps.realtime, { userId: user.id, reason: 'password-changed' }).catch(log);
+  await endSessions(deps.realtime, { userId: user.id, reason: 'password-changed' }).catch(notAnnounced(deps));
   return startSession(deps, user);
 }

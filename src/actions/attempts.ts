@@ -23,6 +23,16 @@ const MAX_WAIT_MS = 60_000;
 /** How often a waiting attempt looks again: places given back on other instances wake nobody here. */
 const POLL_MS = 200;
 
+/**
+ * Forgets the throttling rows that say nothing any more: their window ended and no attempt holds
+ * one of their places (the `login-failure pruning` job: jobs.ts). Without it every email and
+ * address ever tried would keep a row.
+ */
+export async function forgetEndedWindows(deps: Pick<Deps, 'store' | 'config'>, nowMs = Date.now()): Promise<void> {
+  const windowMs = deps.config.login.windowMinutes * 60_000;
+  await deps.store.loginFailures.deleteEnded({ windowStart: new Date(nowMs - windowMs).toISOString(), staleBefore: nowMs - STALE_MS });
+}
+
 /** This process's attempts waiting for a place, per key: a place given back here wakes the first at once. */
 const waiting = new Map<string, (() => void)[]>();
 

@@ -108,8 +108,8 @@ export async function resolveSession(deps: Pick<Deps, 'store' | 'config'>, token
 }
 
 /** Ends the session, and its open streams on every instance (a failed signal is logged: the streams' sweep ends them later). */
-export async function logout(deps: Pick<Deps, 'store' | 'realtime'>, token: string, log: (err: unknown) => void): Promise<void> {
+export async function logout(deps: Pick<Deps, 'store' | 'realtime' | 'log'>, token: string): Promise<void> {
   const tokenHash = hashToken(token);
   await deps.store.sessions.delete(tokenHash);
-  await endSessions(deps.realtime, { tokenHash, reason: 'signed-out' }).catch(log);
+  await endSessions(deps.realtime, { tokenHash, reason: 'signed-out' }).catch((err: unknown) => deps.log.warn({ err }, 'the end of the session was not announced to its streams'));
 }

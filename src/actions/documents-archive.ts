@@ -32,12 +32,7 @@ const compressible = (contentType: string) => /^(text\/|application\/(json|xml)$
  * its checksum) and `SHA256SUMS` (for `sha256sum -c`). The project is checked before anything is
  * sent; a store that fails mid-way aborts the archive, so a broken download never looks complete.
  */
-export async function projectArchive(
-  deps: Pick<Deps, 'store' | 'storage'>,
-  actor: Actor,
-  projectId: string,
-  log: { error(obj: object, msg: string): void },
-): Promise<{ filename: string; stream: Readable }> {
+export async function projectArchive(deps: Pick<Deps, 'store' | 'storage' | 'log'>, actor: Actor, projectId: string): Promise<{ filename: string; stream: Readable }> {
   const { project, files } = await getProject(deps, actor, projectId);
   const oldestFirst = [...files].reverse();
   const paths = archivePaths(oldestFirst);
@@ -97,7 +92,7 @@ export async function projectArchive(
   };
 
   feed().catch((err: unknown) => {
-    log.error({ err, projectId }, 'documents archive failed');
+    deps.log.error({ err, projectId }, 'documents archive failed');
     zip.destroy(err instanceof Error ? err : new Error(String(err)));
   });
   return { filename: archiveFilename(project.name), stream: zip };

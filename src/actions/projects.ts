@@ -24,8 +24,8 @@ import { notifyProjectChanged } from '../realtime/index.js';
 import { recordProjectActivity } from './record-activity.js';
 
 /** After a project change is committed: the same two notifications as an upload. A failed publish is logged, the change stands. */
-async function announce(deps: Pick<Deps, 'realtime'>, project: Pick<Project, 'id' | 'pocId'>, log: (err: unknown) => void): Promise<void> {
-  await notifyProjectChanged(deps.realtime, project.id, project.pocId).catch(log);
+async function announce(deps: Pick<Deps, 'realtime' | 'log'>, project: Pick<Project, 'id' | 'pocId'>): Promise<void> {
+  await notifyProjectChanged(deps.realtime, project.id, project.pocId).catch((err: unknown) => deps.log.error({ err }, 'realtime notification failed'));
 }
 
 export interface NewProject {
@@ -35,7 +35,7 @@ export interface NewProject {
 }
 
 /** POST /api/projects: an ADMIN may name any active user as POC; anyone else owns what they create. */
-export async function createProject(deps: Pick<Deps, 'store' | 'realtime' | 'config'>, actor: Actor, input: NewProject, log: (e: unknown) => void): Promise<ProjectWithNames> {
+export async function createProject(deps: Pick<Deps, 'store' | 'realtime' | 'config' | 'log'>, actor: Actor, input: NewProject): Promise<ProjectWithNames> {
   const name = typeof input.name === 'string' ? input.name.trim() : '';
   const description = typeof input.description === 'string' ? input.description : null;
   const refusal = textRefusal('name', name, true) ?? textRefusal('description', description);
@@ -66,7 +66,7 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime' | 'con
     // Read back with the POC's name, as every other answer carries it.
     return (await store.projects.findWithNames(project.id))!;
   });
-  await announce(deps, created, log);
+  await announce(deps, created);
   return created;
 }
 
@@ -90,9 +90,9 @@ export interface ProjectPatch {
 }
 
 /** PATCH /api/projects/:id (ADMIN): corrections, any valid value. Writes PROJECT_UPDATED with the changed fields. */
-export async function patchProject(deps: Pick<Deps, 'store' | 'realtime'>, actor: Actor, id: string, patch: ProjectPatch, log: (e: unknown) => void): Promise<ProjectWithNames> {
+export async function patchProject(deps: Pick<Deps, 'store' | 'realtime' | 'log'>, actor: Actor, id: string, patch: ProjectPatch): Promise<ProjectWithNames> {
   if (actor.role !== 'ADMIN') throw errors.forbidden();
-  return updateProject(deps, actor, id, await validatePatch(deps, patch, actor), () => null, log);
+  return updateProject(deps, actor, id, await validatePatch(deps, patch, actor), () => null);
 }
 
 /**
@@ -100,24 +100,22 @@ export async function patchProject(deps: Pick<Deps, 'store' | 'realtime'>, actor
  * request is open (domain/project-lifecycle.ts, decideDetailsEdit). Writes PROJECT_UPDATED like PATCH.
  */
 export async function editProjectDetails(
-  deps: Pick<Deps, 'store' | 'realtime'>,
+  deps: Pick<Deps, 'store' | 'realtime' | 'log'>,
   actor: Actor,
   id: string,
   patch: Pick<ProjectPatch, 'name' | 'description'>,
-  log: (e: unknown) => void,
 ): Promise<ProjectWithNames> {
   const fields = await validatePatch(deps, { name: patch.name, description: patch.description }, actor);
-  return updateProject(deps, actor, id, fields, (current) => decideDetailsEdit(actor, current), log);
+  return updateProject(deps, actor, id, fields, (current) => decideDetailsEdit(actor, current));
 }
 
 /** Sets the fields on the locked project when `refusal` finds nothing against it; PROJECT_UPDATED names what changed; then the notifications. */
 async function updateProject(
-  deps: Pick<Deps, 'store' | 'realtime'>,
+  deps: Pick<Deps, 'store' | 'realtime' | 'log'>,
   actor: Actor,
   id: string,
   fields: ProjectFields,
   refusal: (current: Project) => AppError | null,
-  log: (e: unknown) => void,
 ): Promise<ProjectWithNames> {
   const now = nowIso();
   const updated = await deps.store.transaction(async (store) => {
@@ -130,7 +128,7 @@ async function updateProject(
     await recordProjectActivity(store, actor, id, 'PROJECT_UPDATED', { changed }, now);
     return project!;
   });
-  await announce(deps, updated, log);
+  await announce(deps, updated);
   return updated;
 }
 
@@ -172,12 +170,11 @@ function changedFields(current: Project, f: ProjectFields): string[] {
 
 /** POST /api/projects/:id/<action>: one lifecycle step, by the rules of domain/project-lifecycle.ts. */
 export async function runProjectAction(
-  deps: Pick<Deps, 'store' | 'realtime' | 'config'>,
+  deps: Pick<Deps, 'store' | 'realtime' | 'config' | 'log'>,
   actor: Actor,
   id: string,
   action: ProjectAction,
   note: string | null,
-  log: (e: unknown) => void,
 ): Promise<ProjectWithNames> {
   const tooLong = textRefusal('note', note);
   if (tooLong) throw tooLong;
@@ -194,6 +191,6 @@ export async function runProjectAction(
     await queueProjectEmails(store, deps.config.mail.batchSeconds, { actor, project: project!, action: decision.activity, details, at: now });
     return project!;
   });
-  await announce(deps, updated, log);
+  await announce(deps, updated);
   return updated;
 }

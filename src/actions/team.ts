@@ -56,7 +56,7 @@ export interface TeamMemberChange {
  * last active ADMIN can be neither demoted nor deactivated; a new email stays unique (409). Text
  * is bounded and a new password has at least 8 characters (domain/limits.ts).
  */
-export async function updateTeamMember(deps: Pick<Deps, 'store' | 'realtime'>, id: string, change: TeamMemberChange, log: (err: unknown) => void = () => {}): Promise<User> {
+export async function updateTeamMember(deps: Pick<Deps, 'store' | 'realtime' | 'log'>, id: string, change: TeamMemberChange): Promise<User> {
   const refusal =
     (change.name !== undefined ? textRefusal('name', change.name, true) : null) ??
     (change.email !== undefined ? textRefusal('email', change.email, true) : null) ??
@@ -95,7 +95,7 @@ export async function updateTeamMember(deps: Pick<Deps, 'store' | 'realtime'>, i
     if (fields.active === false || passwordHash) await store.sessions.deleteForUser(id);
     return { before: current, after: updated };
   });
-  await announceUserChange(deps, before, after, passwordHash !== undefined).catch(log);
+  await announceUserChange(deps, before, after, passwordHash !== undefined).catch((err: unknown) => deps.log.warn({ err }, 'the change of this user was not announced to their streams'));
   return after;
 }
 

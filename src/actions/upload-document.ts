@@ -113,7 +113,7 @@ export async function discardPlacedDocument(deps: Pick<Deps, 'store' | 'storage'
  * record is written again on its own before the failure is answered. The notifications go out after both.
  */
 export async function recordDocument(
-  deps: Pick<Deps, 'store' | 'realtime' | 'config' | 'mail'>,
+  deps: Pick<Deps, 'store' | 'realtime' | 'config' | 'log'>,
   actor: Actor,
   project: Project,
   type: DocumentType,
@@ -149,7 +149,7 @@ export async function recordDocument(
         .savepoint(() => queueProjectEmails(store, deps.config.mail.batchSeconds, { actor, project, action, details, at: now }))
         .catch((err: unknown) => {
           if (err instanceof SavepointBroken) throw err;
-          deps.mail.log.error({ err, projectId: project.id }, "the upload's emails could not be queued");
+          deps.log.error({ err, projectId: project.id }, "the upload's emails could not be queued");
         });
     });
   } catch (err) {

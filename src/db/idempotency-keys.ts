@@ -10,7 +10,12 @@ export interface IdempotencyClaim {
 
 /** Idempotency-Key claims on POST /api/upload (uploads/idempotency.ts), kept a day. */
 export function idempotencyKeysRepo(db: DB) {
+  /** Every user's claims made before `expiredBefore` (24 h): they count no more. */
+  const deleteExpired = async (expiredBefore: string): Promise<void> => {
+    await db.deleteFrom('idempotency_keys').where('created_at', '<', expiredBefore).execute();
+  };
   return {
+    deleteExpired,
     /**
      * Claims (user, key) for a new request; false when a live claim holds it. A claim made before
      * `expiredBefore` (24 h) no longer counts, nor does one still unfinished from before
@@ -18,7 +23,7 @@ export function idempotencyKeysRepo(db: DB) {
      */
     async claim(userId: string, key: string, now: string, expiredBefore: string, abandonedBefore: string): Promise<boolean> {
       // Every user's expired keys go too (an index range on created_at): the table holds a day of keys.
-      await db.deleteFrom('idempotency_keys').where('created_at', '<', expiredBefore).execute();
+      await deleteExpired(expiredBefore);
       await db
         .deleteFrom('idempotency_keys')
         .where('user_id', '=', userId)

@@ -5,6 +5,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, 
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type { Pool as PgPool } from 'pg';
 import type { Config } from '../config.js';
+import type { Log } from '../logger.js';
 import { initial } from './migrations/001_initial.js';
 import { activitySeq } from './migrations/002_activity_seq.js';
 import { teamVersion } from './migrations/004_team_version.js';
@@ -23,14 +24,15 @@ export interface Database {
   db: DB;
   dialect: Dialect;
   destroy(): Promise<void>;
-  /** Where dropped connections are reported (warn), once the service's logger exists; stderr before. */
-  useLogger?(log: { warn(obj: object, msg: string): void }): void;
   /** PostgreSQL: the pool's connections right now, and how many idle ones have failed since start (for /metrics). */
   pool?: { total(): number; idle(): number; waiting(): number; idleErrors(): number };
 }
 
-/** Opens the configured database (SQLite in WAL mode, or a PostgreSQL pool). Does not migrate. */
-export async function openDatabase(config: Config['database']): Promise<Database> {
+/**
+ * Opens the configured database (SQLite in WAL mode, or a PostgreSQL pool). Does not migrate.
+ * `log` hears what no caller does: a PostgreSQL connection that dropped (warn).
+ */
+export async function openDatabase(config: Config['database'], log: Pick<Log, 'warn'>): Promise<Database> {
   if (config.dialect === 'sqlite') {
     fs.mkdirSync(path.dirname(config.file), { recursive: true });
     const sqlite = new SQLite(config.file);
@@ -74,7 +76,6 @@ export async function openDatabase(config: Config['database']): Promise<Database
   // A connection PostgreSQL drops (restart, failover, a cut link) emits 'error' on its client and,
   // while idle, on the pool: unheard, either would end the process. The pool discards the broken
   // client and connects a new one on demand; the query that was running on it fails on its own.
-  let log: { warn(obj: object, msg: string): void } = { warn: (obj, msg) => console.warn(msg, obj) };
   const dropped = (err: Error) => log.warn({ err }, 'PostgreSQL connection lost; it will be replaced');
   const reported = new WeakSet<Error>();
   const onceEach = (err: Error) => {
@@ -94,7 +95,6 @@ export async function openDatabase(config: Config['database']): Promise<Database
     db,
     dialect: 'postgres',
     destroy: () => db.destroy(),
-    useLogger: (l) => (log = l),
     pool: { total: () => pool.totalCount, idle: () => pool.idleCount, waiting: () => pool.waitingCount, idleErrors: () => idleErrors },
   };
 }

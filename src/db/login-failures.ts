@@ -40,6 +40,18 @@ export function loginFailuresRepo(db: DB) {
       await db.deleteFrom('login_failures').where('key', '=', key).execute();
     },
     /**
+     * Forgets the keys whose window ended (their failures count no more) and that hold no place
+     * for an attempt under way (none taken, or only stale ones): what such a row says, no row says
+     * too. An attempt that finds its row gone meanwhile makes it again (reserve, count).
+     */
+    async deleteEnded(at: { windowStart: string; staleBefore: number }): Promise<void> {
+      await db
+        .deleteFrom('login_failures')
+        .where('window_started_at', '<=', at.windowStart)
+        .where((eb) => eb.or([eb('pending', '<=', 0), eb('pending_at', '<=', at.staleBefore)]))
+        .execute();
+    },
+    /**
      * Takes one of the key's places for an attempt under way, only while the failures in the
      * window and the places taken are fewer than `max`: one conditional update, atomic on both
      * databases (PostgreSQL checks the condition again on the row it waited for). Places taken

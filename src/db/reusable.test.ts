@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
+import { silentLog } from '../logger.js';
 import { migrate, openDatabase } from './index.js';
 import { reusable } from './reusable.js';
 
 test('a reusable query answers each call with its own values, as the built query does', async () => {
-  const database = await openDatabase({ dialect: 'sqlite', file: ':memory:' });
+  const database = await openDatabase({ dialect: 'sqlite', file: ':memory:' }, silentLog);
   try {
     await migrate(database);
     const { db } = database;
@@ -28,7 +29,7 @@ test('a reusable query answers each call with its own values, as the built query
 });
 
 test('an argument that would shape the query, not only be bound, is refused at the first call', async () => {
-  const database = await openDatabase({ dialect: 'sqlite', file: ':memory:' });
+  const database = await openDatabase({ dialect: 'sqlite', file: ':memory:' }, silentLog);
   try {
     const { db } = database;
     const byColumn = reusable((d, column: string) => d.selectFrom('storage_names').select('key').where(sql.ref(column), '=', 'x'));

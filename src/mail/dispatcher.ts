@@ -1,16 +1,10 @@
 import type { Config } from '../config.js';
 import type { ClaimedMail } from '../db/mail.js';
 import type { Store } from '../db/store.js';
+import type { Log } from '../logger.js';
 import { emailRuleOf } from './rules.js';
 import { type MailEvent, projectEmail } from './templates.js';
 import type { MailTransport, OutgoingMail, SentMail } from './types.js';
-
-/** The few logger methods the dispatcher uses (pino's, in the service). */
-export interface MailLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
 
 /** Rows claimed per round; each is sent within SEND_TIMEOUT_MS, so a round ends well inside the lease. */
 const CLAIM_LIMIT = 10;
@@ -39,77 +33,50 @@ export const backoffMs = (attempts: number, retry: Config['mail']['retry'], rand
   Math.round(Math.min(retry.maxMs, retry.baseMs * 2 ** Math.max(0, attempts - 1)) * (0.8 + 0.4 * random));
 
 /**
- * Delivers the outbox in the background: every MAIL_POLL_MS it claims due rows (db/mail.ts claim:
- * SKIP LOCKED on PostgreSQL, so several instances never take the same row), composes each email
- * from what the database says now (the recipient still active and still wanting the category),
- * sends it, and marks it sent, or due again after a backoff. A restart loses nothing: unsent rows
- * wait in the database, and a claim left by a dead instance lapses with its lease.
+ * Delivers the outbox: each round (the `mail dispatch` job, every MAIL_POLL_MS: jobs.ts) claims
+ * due rows (db/mail.ts claim: SKIP LOCKED on PostgreSQL, so several instances never take the same
+ * row), composes each email from what the database says now (the recipient still active and still
+ * wanting the category), sends it, and marks it sent, or due again after a backoff. A restart
+ * loses nothing: unsent rows wait in the database, and a claim left by a dead instance lapses with its lease.
  */
 export class MailDispatcher {
-  #timer: NodeJS.Timeout | undefined;
-  #round: Promise<void> | undefined;
-  #stopped = true;
   #lastBacklogLog = 0;
-  #log: MailLog = { info() {}, warn() {}, error() {} };
 
   constructor(
     private readonly store: Store,
     private readonly config: Pick<Config, 'mail' | 'publicUrl'>,
     readonly transport: MailTransport,
+    private readonly log: Log,
   ) {}
-
-  /** The service's log for mail (a no-op until start). */
-  get log(): MailLog {
-    return this.#log;
-  }
-
-  start(log: MailLog): void {
-    this.#log = log;
-    this.#stopped = false;
-    this.#schedule(0);
-  }
-
-  /** Stops polling and waits for the round in flight (bounded by the send timeout). */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#round;
-  }
 
   /** Emails due and not yet sent (retries included): how many, and since when the oldest is due (for /metrics and logs). */
   backlog(): Promise<{ count: number; oldestDueAt: string | null }> {
     return this.store.outbox.backlog(new Date().toISOString(), this.config.mail.batchSeconds);
   }
 
-  /** One round: claims and delivers due emails until none is left. Returns how many were handled. */
-  async runOnce(): Promise<number> {
+  /**
+   * Claims and delivers due emails until none is left, or until `signal` aborts (the service
+   * stops; the email in hand is finished first). Returns how many were handled.
+   */
+  async runOnce(signal?: AbortSignal): Promise<number> {
     let handled = 0;
     for (;;) {
       const now = Date.now();
       const claimed = await this.store.outbox.claim(new Date(now).toISOString(), new Date(now + LEASE_MS).toISOString(), CLAIM_LIMIT);
       for (const row of claimed) await this.#deliver(row);
       handled += claimed.length;
-      if (claimed.length < CLAIM_LIMIT || this.#stopped) return handled;
+      if (claimed.length < CLAIM_LIMIT || signal?.aborted) return handled;
     }
   }
 
-  #schedule(ms: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#round = this.#tick().finally(() => {
-        this.#round = undefined;
-        this.#schedule(this.config.mail.pollMs);
-      });
-    }, ms);
-  }
-
-  async #tick(): Promise<void> {
+  /** One round of the job: delivers what is due, then looks at the backlog. Never rejects: an outbox out of reach is logged and tried on the next round. */
+  async round(signal?: AbortSignal): Promise<void> {
     try {
-      await this.runOnce();
+      await this.runOnce(signal);
       await this.#watchBacklog();
     } catch (err) {
       // The database is away: the rows wait there; the next round tries again.
-      this.#log.warn({ err }, 'the mail dispatcher could not read the outbox');
+      this.log.warn({ err }, 'the mail dispatcher could not read the outbox');
     }
   }
 
@@ -118,7 +85,7 @@ export class MailDispatcher {
     const { count, oldestDueAt } = await this.backlog();
     if (oldestDueAt && Date.now() - Date.parse(oldestDueAt) > this.config.mail.backlogWarnSeconds * 1000) {
       this.#lastBacklogLog = Date.now();
-      this.#log.warn({ count, oldestDueAt }, `mail backlog: ${count} email(s) waiting, the oldest due since ${oldestDueAt}`);
+      this.log.warn({ count, oldestDueAt }, `mail backlog: ${count} email(s) waiting, the oldest due since ${oldestDueAt}`);
     }
   }
 
@@ -132,18 +99,18 @@ export class MailDispatcher {
     try {
       const sent = await sendWithin(this.transport, mail);
       await this.store.outbox.finish(row.id, 'sent', now());
-      this.#log.info({ outboxId: row.id, to: mail.to.address, subject: mail.subject, transport: this.transport.name, detail: sent.detail }, 'email sent');
+      this.log.info({ outboxId: row.id, to: mail.to.address, subject: mail.subject, transport: this.transport.name, detail: sent.detail }, 'email sent');
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const { retry } = this.config.mail;
       if (row.attempts >= retry.maxAttempts) {
         await this.store.outbox.finish(row.id, 'failed', now(), message);
-        this.#log.error({ outboxId: row.id, to: mail.to.address, attempts: row.attempts, err }, 'email given up after its last attempt');
+        this.log.error({ outboxId: row.id, to: mail.to.address, attempts: row.attempts, err }, 'email given up after its last attempt');
         return;
       }
       const dueAt = new Date(Date.now() + backoffMs(row.attempts, retry)).toISOString();
       await this.store.outbox.retryAt(row.id, dueAt, message);
-      this.#log.warn({ outboxId: row.id, to: mail.to.address, attempts: row.attempts, retryAt: dueAt, err }, 'email not sent; it will be retried');
+      this.log.warn({ outboxId: row.id, to: mail.to.address, attempts: row.attempts, retryAt: dueAt, err }, 'email not sent; it will be retried');
     }
   }
 

@@ -16,6 +16,7 @@ import { eventually } from '../../test/helpers/eventually.js';
 import { type FakePusher, startFakePusher } from '../../test/helpers/fake-pusher.js';
 import { startTcpProxy } from '../../test/helpers/tcp-proxy.js';
 import { loadConfig } from '../config.js';
+import { silentLog } from '../logger.js';
 import { newId } from '../ids.js';
 import { createRealtime } from './index.js';
 import { CHANNELS, EVENTS, type RealtimeBroker, type RealtimeMessage, SESSIONS_CHANNEL } from './types.js';
@@ -42,7 +43,7 @@ interface Subject {
 }
 
 /** A broker made as the service makes it, from these settings (REALTIME_DRIVER …). */
-const brokerFrom = (env: Record<string, string>) => createRealtime(loadConfig(env));
+const brokerFrom = (env: Record<string, string>) => createRealtime(loadConfig(env), silentLog);
 
 const subjects: Record<string, () => Promise<Subject>> = {
   memory: async () => {

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { Role } from '../domain/model.js';
+import type { Log } from '../logger.js';
 import { CHANNELS, EVENTS, type RealtimeBroker, SESSIONS_CHANNEL, type SessionsEnded } from './types.js';
 
 export type { RealtimeBroker, Notification, RealtimeMessage } from './types.js';
@@ -7,8 +8,9 @@ export type { RealtimeBroker, Notification, RealtimeMessage } from './types.js';
 /**
  * The configured realtime driver. Only the chosen driver's code (and SDK) is loaded. A new driver
  * is a folder beside memory/, redis/ and pusher/, one case here, and it passes realtime/contract.test.ts.
+ * `log` hears the trouble no caller does (a driver's own connections lost and restored).
  */
-export async function createRealtime(config: Pick<Config, 'realtime'>): Promise<RealtimeBroker> {
+export async function createRealtime(config: Pick<Config, 'realtime'>, log: Log): Promise<RealtimeBroker> {
   const realtime = config.realtime;
   switch (realtime.driver) {
     case 'memory': {
@@ -17,7 +19,7 @@ export async function createRealtime(config: Pick<Config, 'realtime'>): Promise<
     }
     case 'redis': {
       const { RedisBroker } = await import('./redis/index.js');
-      return RedisBroker.connect(realtime);
+      return RedisBroker.connect(realtime, log);
     }
     case 'pusher': {
       const { PusherBroker } = await import('./pusher/index.js');

@@ -1,6 +1,7 @@
 import type { LoggedChange } from '../db/activity.js';
 import type { Store } from '../db/store.js';
 import type { Role } from '../domain/model.js';
+import type { Log } from '../logger.js';
 import { type Viewer, maySeeProject, seesEverything, viewerOf } from '../domain/visibility.js';
 import { randomBytes } from 'node:crypto';
 import { EventIds } from './event-ids.js';
@@ -37,11 +38,9 @@ export interface StreamRequest {
 
 export interface HubOptions {
   replay: { windowHours: number; maxEvents: number };
-  log: { warn(obj: object, msg: string): void };
+  log: Pick<Log, 'warn'>;
   /** How often every stream gets a ping carrying the current position. */
   pingMs?: number;
-  /** How often the open streams' sessions are checked in one query (a safety net for a lost session signal). */
-  sweepMs?: number;
   /** How often the log is read even without a notification (a safety net for a lost one). */
   pollMs?: number;
 }
@@ -90,8 +89,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * and filtering costs no query per stream.
  *
  * Streams end with their session: logout, deactivation and password changes arrive as session
- * signals (from any instance), expiry by a timer per stream, and a periodic sweep catches a signal
- * lost in an outage.
+ * signals (from any instance), expiry by a timer per stream, and a periodic sweep (the `realtime
+ * session sweep` job, REALTIME_SESSION_SWEEP_MS: jobs.ts) catches a signal lost in an outage.
  */
 export class StreamHub {
   readonly #streams = new Set<OpenStream>();
@@ -127,7 +126,6 @@ export class StreamHub {
       this.#timers.push(t);
     };
     every(this.options.pingMs ?? 20_000, () => this.#ping());
-    every(this.options.sweepMs ?? 30_000, () => void this.#sweep());
     every(this.options.pollMs ?? 5_000, () => {
       if (this.#streams.size) this.#read();
     });
@@ -357,8 +355,8 @@ export class StreamHub {
     stream.expiry.unref();
   }
 
-  /** One query for the sessions of all open streams; ends those whose session is over, re-scopes changed roles. */
-  async #sweep(): Promise<void> {
+  /** One query for the sessions of all open streams; ends those whose session is over, re-scopes changed roles. Never rejects (a failure is logged). */
+  async sweep(): Promise<void> {
     if (this.#streams.size) await this.#check([...this.#streams]);
   }
 

@@ -62,12 +62,4 @@ export interface RealtimeBroker {
    * a socket join a channel, or null when this user may not.
    */
   authorizeChannel?(user: { id: string; role: string }, socketId: string, channel: string): { auth: string } | null;
-  /** For drivers with connections of their own: where to report trouble no caller hears of (warn). */
-  useLogger?(log: RealtimeLogger): void;
-}
-
-/** The part of the service's (pino) logger a driver uses. */
-export interface RealtimeLogger {
-  warn(obj: object, msg: string): void;
-  info(msg: string): void;
 }

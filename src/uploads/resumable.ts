@@ -60,7 +60,8 @@ const tusError = (status: number, message: string) => ({ status_code: status, bo
  * over with `handle`; completion runs the same steps as POST /api/upload (uploads/place.ts,
  * recordDocument) on the assembled bytes, hashed while they arrived where this instance saw them all.
  */
-export async function createResumableUploads(deps: Deps, log: { error(obj: object, msg: string): void }) {
+export async function createResumableUploads(deps: Deps) {
+  const { log } = deps;
   const drain = { drainMs: deps.config.timeouts.drainMs, drainBytes: deps.config.timeouts.drainBytes };
   const bytes = await createResumableStore(deps.config);
   const hashes = new RunningHashes();
@@ -163,13 +164,6 @@ export async function createResumableUploads(deps: Deps, log: { error(obj: objec
         prepared.release();
         drainUnreadBody(raw, drain);
       }
-    },
-    /** Removes unfinished uploads past RESUMABLE_UPLOAD_EXPIRY_HOURS (their bytes and records) and leases left by instances that died. */
-    async cleanUpExpired(): Promise<void> {
-      await server.cleanUpExpiredUploads();
-      const now = Date.now();
-      await deps.store.resumableUploads.deleteUnfinished(new Date(now - deps.config.resumableExpiryMs).toISOString());
-      await deps.store.uploadLocks.deleteExpired(now);
     },
   };
 }

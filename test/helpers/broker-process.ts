@@ -5,10 +5,11 @@
  * Prints `closed` and the resources still open right after close (what to look at when it does not end).
  */
 import { loadConfig } from '../../src/config.js';
+import { silentLog } from '../../src/logger.js';
 import { createRealtime } from '../../src/realtime/index.js';
 import { CHANNELS, EVENTS } from '../../src/realtime/types.js';
 
-const broker = await createRealtime(loadConfig(process.env));
+const broker = await createRealtime(loadConfig(process.env), silentLog);
 const delivered = new Promise<void>((resolve) => broker.subscribe(() => resolve()));
 await broker.publish({ channel: CHANNELS.PROJECTS, event: EVENTS.PROJECT_UPDATED, payload: { id: 'p1' }, ownerId: 'u1' });
 await delivered;

@@ -1,6 +1,5 @@
 import { Writable } from 'node:stream';
-import type { FastifyServerOptions } from 'fastify';
-import { loggerOptions } from '../../src/app.js';
+import { type Log, createLogger } from '../../src/logger.js';
 
 /** One line of the service's JSON log (pino): the fields the tests read; any other is there too. */
 export interface LogLine {
@@ -16,8 +15,8 @@ export interface CapturedLog {
   text: string[];
   /** The same lines, parsed. */
   lines: LogLine[];
-  /** For startTestService / startService: the service's own logger options at `level`, written here. */
-  logger: FastifyServerOptions['logger'];
+  /** For startTestService / startService: the service's own logger (its options) at `level`, writing here. */
+  logger: Log;
 }
 
 /** Keeps what the service logs at `level` and above, instead of printing it. */
@@ -33,5 +32,5 @@ export function captureLogs(level: string): CapturedLog {
       done();
     },
   });
-  return { text, lines, logger: { ...(loggerOptions(level) as object), stream } };
+  return { text, lines, logger: createLogger(level, stream) };
 }

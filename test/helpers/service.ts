@@ -3,13 +3,13 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { FastifyServerOptions } from 'fastify';
 import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Deps } from '../../src/deps.js';
 import { nowIso } from '../../src/deps.js';
 import type { ApprovalStatus, PiStatus, Project, ProjectStatus, Role, User } from '../../src/domain/model.js';
 import { newId } from '../../src/ids.js';
+import type { Log } from '../../src/logger.js';
 import { hashPassword } from '../../src/passwords.js';
 import { type RunningService, startService } from '../../src/service.js';
 
@@ -28,7 +28,7 @@ export interface TestServiceOptions {
   /** Another test service's database (`config.database`) to share instead of a fresh one, as a second instance would; its owner's cleanup drops it. */
   sharedDatabase?: Config['database'];
   /** startTestService: the service's logger (default: from LOG_LEVEL, silent). */
-  logger?: FastifyServerOptions['logger'];
+  logger?: Log;
 }
 
 export async function freePort(): Promise<number> {
@@ -111,7 +111,7 @@ let counter = 0;
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const { config, cleanup } = await testConfig(options);
-  const running = await startService(config, { logger: options.logger });
+  const running = await startService(config, { log: options.logger });
   const url = `http://127.0.0.1:${config.port}`;
   const deps = running.deps;
 

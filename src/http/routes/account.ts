@@ -3,12 +3,10 @@ import { changePassword, getAccount, requestPasswordReset, resetPassword, update
 import { presentAccount, presentSessionUser } from '../../presenters/index.js';
 import { actorOf } from '../session.js';
 import { Account, AccountChange, SessionUser, errorRef } from '../schemas.js';
-import { type App, type RouteContext, documentationOnly } from './context.js';
+import { type App, type RouteContext, documentationOnly, withRequestLog } from './context.js';
 
 /** My account, and the forgotten password (interface.md, additions of 2026-11-23). Every role. */
 export async function accountRoutes(app: App, { deps, hooks }: RouteContext) {
-  const announceFailed = (log: { warn(o: object, m: string): void }) => (err: unknown) => log.warn({ err }, 'the end of the sessions was not announced to their streams');
-
   app.get(
     '/api/account',
     { onRequest: hooks.requireSession, schema: { tags: ['account'], summary: 'My account: profile and email preferences', response: { 200: Account, 401: errorRef } } },
@@ -44,7 +42,7 @@ export async function accountRoutes(app: App, { deps, hooks }: RouteContext) {
       validatorCompiler: documentationOnly,
     },
     async (req, reply) => {
-      await changePassword(deps, actorOf(req), req.sessionToken!, req.body, req.ip, announceFailed(req.log));
+      await changePassword(withRequestLog(deps, req), actorOf(req), req.sessionToken!, req.body, req.ip);
       return reply.code(204).send();
     },
   );
@@ -63,7 +61,7 @@ export async function accountRoutes(app: App, { deps, hooks }: RouteContext) {
     },
     async (req, reply) => {
       hooks.checkOrigin(req);
-      await requestPasswordReset(deps, req.body, req.ip);
+      await requestPasswordReset(withRequestLog(deps, req), req.body, req.ip);
       return reply.code(202).send({});
     },
   );
@@ -82,7 +80,7 @@ export async function accountRoutes(app: App, { deps, hooks }: RouteContext) {
     },
     async (req, reply) => {
       hooks.checkOrigin(req);
-      const result = await resetPassword(deps, req.body, req.ip, announceFailed(req.log));
+      const result = await resetPassword(withRequestLog(deps, req), req.body, req.ip);
       hooks.setSessionCookie(reply, result.token, result.expiresAt);
       return { user: presentSessionUser(result.user) };
     },

@@ -3,7 +3,7 @@ import { login, logout } from '../../actions/auth.js';
 import { presentSessionUser } from '../../presenters/index.js';
 import { SESSION_COOKIE } from '../session.js';
 import { SessionUser, errorRef } from '../schemas.js';
-import { type App, type RouteContext, documentationOnly } from './context.js';
+import { type App, type RouteContext, documentationOnly, withRequestLog } from './context.js';
 
 /** Sessions (interface.md): login, logout, who am I. */
 export async function authRoutes(app: App, { deps, hooks }: RouteContext) {
@@ -30,7 +30,7 @@ export async function authRoutes(app: App, { deps, hooks }: RouteContext) {
     const token = req.cookies[SESSION_COOKIE];
     if (token) {
       hooks.checkOrigin(req);
-      await logout(deps, token, (err) => req.log.warn({ err }, 'the end of the session was not announced to its streams'));
+      await logout(withRequestLog(deps, req), token);
     }
     hooks.clearSessionCookie(reply);
     return reply.code(204).send();

@@ -1,7 +1,7 @@
 import { projectArchive } from '../../actions/documents-archive.js';
 import { actorOf } from '../session.js';
 import { IdParams, errorRef } from '../schemas.js';
-import type { App, RouteContext } from './context.js';
+import { type App, type RouteContext, withRequestLog } from './context.js';
 
 /** GET /api/projects/:id/documents.zip (interface.md, additions of 2026-11-23). */
 export async function documentRoutes(app: App, { deps, hooks }: RouteContext) {
@@ -21,7 +21,7 @@ export async function documentRoutes(app: App, { deps, hooks }: RouteContext) {
       },
     },
     async (req, reply) => {
-      const { filename, stream } = await projectArchive(deps, actorOf(req), req.params.id, req.log);
+      const { filename, stream } = await projectArchive(withRequestLog(deps, req), actorOf(req), req.params.id);
       reply.header('content-type', 'application/zip');
       reply.header('content-disposition', `attachment; filename="${filename}"`);
       reply.header('cache-control', 'no-store');

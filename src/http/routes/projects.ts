@@ -6,12 +6,10 @@ import { uploadRefusal } from '../../domain/upload-policy.js';
 import { presentFiles, presentProject } from '../../presenters/index.js';
 import { actorOf } from '../session.js';
 import { IdParams, Limit, NullableString, Project, ProjectDetail, errorRef, pageOf } from '../schemas.js';
-import type { App, RouteContext } from './context.js';
+import { type App, type RouteContext, withRequestLog } from './context.js';
 
 /** Projects (interface.md) and their lifecycle actions (domain/project-lifecycle.ts). */
 export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
-  const log = (err: unknown) => app.log.error({ err }, 'realtime notification failed');
-
   app.post(
     '/api/projects',
     {
@@ -23,7 +21,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
         response: { 201: Project, 400: errorRef, 401: errorRef },
       },
     },
-    async (req, reply) => reply.code(201).send(presentProject(await createProject(deps, actorOf(req), req.body, log))),
+    async (req, reply) => reply.code(201).send(presentProject(await createProject(withRequestLog(deps, req), actorOf(req), req.body))),
   );
 
   app.get(
@@ -95,7 +93,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
         response: { 200: Project, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef },
       },
     },
-    async (req) => presentProject(await patchProject(deps, actorOf(req), req.params.id, req.body, log)),
+    async (req) => presentProject(await patchProject(withRequestLog(deps, req), actorOf(req), req.params.id, req.body)),
   );
 
   app.patch(
@@ -110,7 +108,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
         response: { 200: Project, 400: errorRef, 401: errorRef, 404: errorRef, 409: errorRef },
       },
     },
-    async (req) => presentProject(await editProjectDetails(deps, actorOf(req), req.params.id, req.body, log)),
+    async (req) => presentProject(await editProjectDetails(withRequestLog(deps, req), actorOf(req), req.params.id, req.body)),
   );
 
   app.post(
@@ -128,7 +126,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
     async (req) => {
       const body = req.body as { note?: unknown } | undefined;
       const note = typeof body?.note === 'string' && body.note.trim() ? body.note.trim() : null;
-      return presentProject(await runProjectAction(deps, actorOf(req), req.params.id, req.params.action, note, log));
+      return presentProject(await runProjectAction(withRequestLog(deps, req), actorOf(req), req.params.id, req.params.action, note));
     },
   );
 }

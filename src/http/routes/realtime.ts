@@ -2,7 +2,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import { hashToken } from '../../actions/auth.js';
 import { viewerOf } from '../../domain/visibility.js';
 import { errors } from '../../errors.js';
-import { type StreamSink, StreamHub } from '../../realtime/streams.js';
+import type { StreamSink } from '../../realtime/streams.js';
 import { CHANNELS, type Channel } from '../../realtime/types.js';
 import { actorOf } from '../session.js';
 import { errorRef } from '../schemas.js';
@@ -19,13 +19,7 @@ Every event has an \`id:\`, increasing and the same on every instance (from the 
 When the session ends the stream receives \`session-ended\` with data \`{"reason": "signed-out" | "deactivated" | "password-changed" | "expired"}\` and is closed.`;
 
 /** GET /api/realtime: the notifications as server-sent events (interface.md, Realtime); POST /api/realtime/pusher-auth: Pusher's channel authorization. */
-export async function realtimeRoutes(app: App, { deps, hooks }: RouteContext) {
-  const { replay, sweepMs } = deps.config.realtimeStreams;
-  const hub = new StreamHub(deps.store, deps.realtime, { replay, sweepMs, log: app.log });
-  await hub.start();
-  // Streams never end on their own; close them so shutdown can finish.
-  app.addHook('preClose', async () => hub.close());
-
+export async function realtimeRoutes(app: App, { deps, hooks, streams: hub }: RouteContext) {
   app.get(
     '/api/realtime',
     {

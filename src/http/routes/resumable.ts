@@ -7,7 +7,6 @@ import { UploadResult, errorRef } from '../schemas.js';
 import type { App, RouteContext } from './context.js';
 
 const IdParams = Type.Object({ id: Type.String() });
-const EXPIRY_SWEEP_MS = 3_600_000;
 
 /**
  * Resumable uploads, tus 1.0 (interface.md, additions of 2026-11-23). Every request is checked here
@@ -15,21 +14,10 @@ const EXPIRY_SWEEP_MS = 3_600_000;
  * that, that the upload is the caller's), then handed to the tus server as it is.
  */
 export async function resumableRoutes(app: App, { deps, hooks }: RouteContext) {
-  const tus = await createResumableUploads(deps, app.log);
+  const tus = await createResumableUploads(deps);
   // tus bodies (application/offset+octet-stream) are the tus server's to read.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, _payload, done) => done(null));
-
-  const cleanUp = () => void tus.cleanUpExpired().catch((err: unknown) => app.log.error({ err }, 'could not remove expired resumable uploads'));
-  // At start-up too: an instance back after a long stop finds uploads that expired meanwhile.
-  const first = setTimeout(cleanUp, 0);
-  const sweep = setInterval(cleanUp, EXPIRY_SWEEP_MS);
-  first.unref();
-  sweep.unref();
-  app.addHook('onClose', async () => {
-    clearTimeout(first);
-    clearInterval(sweep);
-  });
 
   // Our own answers on the tus endpoints (the session and the checks refusing) carry the protocol's header too, as @tus/server's do.
   app.addHook('onSend', async (req, reply, payload) => {

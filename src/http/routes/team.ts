@@ -8,7 +8,7 @@ import { filterTeam } from '../../domain/team-filter.js';
 import { presentCreatedTeamMember } from '../../presenters/index.js';
 import { type ContentEncoding, acceptedEncoding, compress, varyOnEncoding } from '../compression.js';
 import { CreatedTeamMember, IdParams, NewTeamMember, TeamMember, TeamMemberChange, errorRef, pageOf } from '../schemas.js';
-import { type App, type RouteContext, documentationOnly } from './context.js';
+import { type App, type RouteContext, documentationOnly, withRequestLog } from './context.js';
 
 const TeamQuery = Type.Object({
   q: Type.Optional(Type.String({ maxLength: 200, description: 'name or email contains (case-insensitive)' })),
@@ -117,9 +117,6 @@ export async function teamRoutes(app: App, { deps, hooks }: RouteContext) {
         response: { 200: CreatedTeamMember, 400: errorRef, 401: errorRef, 404: errorRef, 409: errorRef },
       },
     },
-    async (req) =>
-      presentCreatedTeamMember(
-        await updateTeamMember(deps, req.params.id, req.body, (err) => req.log.warn({ err }, 'the change of this user was not announced to their streams')),
-      ),
+    async (req) => presentCreatedTeamMember(await updateTeamMember(withRequestLog(deps, req), req.params.id, req.body)),
   );
 }

@@ -1,7 +1,8 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { RealtimeConfig } from '../../config.js';
 import { Subscribers } from '../subscribers.js';
-import { CHANNELS, type RealtimeBroker, type RealtimeLogger, type RealtimeMessage, SESSIONS_CHANNEL } from '../types.js';
+import type { Log } from '../../logger.js';
+import { CHANNELS, type RealtimeBroker, type RealtimeMessage, SESSIONS_CHANNEL } from '../types.js';
 
 type RedisSettings = Extract<RealtimeConfig, { driver: 'redis' }>;
 
@@ -30,7 +31,9 @@ export class RedisBroker implements RealtimeBroker {
   readonly #subscriber: Redis;
   /** Redis channel name → our channel. */
   readonly #channels: Map<string, RealtimeMessage['channel']>;
-  #log: RealtimeLogger | undefined;
+  readonly #serviceLog: Log;
+  /** Set once connect() succeeded: trouble during start-up is connect()'s to report (it fails), not the log's. */
+  #started = false;
   #closing = false;
   /** The first connection error, which says more than the rejection of connect() ("Connection is closed."). */
   #firstError: unknown;
@@ -39,7 +42,11 @@ export class RedisBroker implements RealtimeBroker {
   #subscribed = false;
   #subscribing: { connection: number; done: Promise<void> } | undefined;
 
-  private constructor(private readonly settings: RedisSettings) {
+  private constructor(
+    private readonly settings: RedisSettings,
+    log: Log,
+  ) {
+    this.#serviceLog = log;
     this.#channels = new Map(([...Object.values(CHANNELS), SESSIONS_CHANNEL] as const).map((c) => [`${settings.channelPrefix}:${c}`, c]));
     const options: RedisOptions = {
       lazyConnect: true,
@@ -72,8 +79,8 @@ export class RedisBroker implements RealtimeBroker {
   }
 
   /** Connects both connections and subscribes; rejects with a clear message (no credentials) when Redis cannot be used within START_TIMEOUT_MS. */
-  static async connect(settings: RedisSettings): Promise<RedisBroker> {
-    const broker = new RedisBroker(settings);
+  static async connect(settings: RedisSettings, log: Log): Promise<RedisBroker> {
+    const broker = new RedisBroker(settings, log);
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
@@ -92,12 +99,13 @@ export class RedisBroker implements RealtimeBroker {
     } finally {
       clearTimeout(timer);
     }
+    broker.#started = true;
     return broker;
   }
 
-  /** Where connection trouble is reported (warn), once the service's logger exists. */
-  useLogger(log: RealtimeLogger): void {
-    this.#log = log;
+  /** Where connection trouble is reported (warn): nowhere until started. */
+  get #log(): Log | undefined {
+    return this.#started ? this.#serviceLog : undefined;
   }
 
   async publish(message: RealtimeMessage): Promise<void> {
