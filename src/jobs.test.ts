@@ -10,7 +10,7 @@ import { type Job, JobRunner } from './jobs.js';
 const job = (name: string, everyMs: number, run: Job['run'], atStart = true): Job => ({ name, everyMs, atStart, run });
 
 test('each job runs at start (or after its interval), then again every interval, each on its own', async () => {
-  const runs: Record<string, number> = { fast: 0, slow: 0, later: 0 };
+  const runs = { fast: 0, slow: 0, later: 0 };
   const runner = new JobRunner(
     [
       job('fast', 20, async () => runs.fast++),
