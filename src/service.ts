@@ -5,7 +5,7 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrate, openDatabase } from './db/index.js';
 import { createStore } from './db/store.js';
-import type { Deps } from './deps.js';
+import { type Deps, systemClock } from './deps.js';
 import type { App } from './http/routes/context.js';
 import { MailDispatcher } from './mail/dispatcher.js';
 import { createMailTransport } from './mail/index.js';
@@ -30,7 +30,7 @@ export async function openDeps(config: Config): Promise<Deps> {
     // prom-client is loaded only when /metrics is on (as the drivers are: less to load and to keep in memory).
     const metrics = config.metricsToken ? new (await import('./metrics.js')).Metrics(database) : undefined;
     metrics?.watchMailBacklog(() => mail.backlog());
-    const deps: Deps = { config, database, store, storage, realtime, mail, metrics };
+    const deps: Deps = { config, database, store, storage, realtime, mail, metrics, clock: systemClock };
     if (config.admin) await ensureAdmin(deps, config.admin);
     const now = new Date();
     await store.sessions.deleteExpired(now.toISOString());
