@@ -127,6 +127,9 @@ describe('the job on POST /api/projects', () => {
       ['a line field of another type', { items: [{ ...line, notes: 5 }] }, 'Line 1 notes must be text'],
       ['an id on a new project', { items: [{ ...line, id: '01a20f1a-0000-7000-8000-000000000000' }] }, 'Line 1 id is not a line of this project'],
       ['an unknown field of the project', { dueOn: '2026-03-05' }, 'dueOn is not a known field'],
+      // PostgreSQL stores neither: refused on both databases alike.
+      ['a NUL in a line', { items: [line, { ...line, notes: 'a\u0000b' }] }, 'Line 2 notes must not contain NUL characters'],
+      ['a lone surrogate in the reference', { reference: 'PO-\ud800' }, 'Reference must not contain unpaired surrogates (invalid Unicode)'],
     ];
     const name = `Refused ${Date.now()}`;
     for (const [label, body, error] of cases) {
