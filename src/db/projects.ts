@@ -51,12 +51,10 @@ export const OPEN_WITH_DUE_DATE = sql<SqlBool>`${sql.ref('projects.status')} not
  */
 const SEARCHED = ['projects.name', 'projects.reference', 'poc.name'] as const;
 
-type ListQueryBuilder = ExpressionBuilder<Tables & { poc: Tables['users']; decider: Tables['users'] }, 'projects' | 'poc' | 'decider'>;
-
-/** The list's filters but for its order and cursor, as one condition. */
-function listFilters(scope: Scope, f: ProjectFilter) {
-  return (eb: ListQueryBuilder): Expression<SqlBool> => {
-    const terms: Expression<SqlBool>[] = [visibleTo(scope)(eb as unknown as ExpressionBuilder<Tables, 'projects'>)];
+/** The list's filters but for who may see (visibleTo) and its order and cursor, as one condition. */
+function listFilters(f: ProjectFilter) {
+  return (eb: ExpressionBuilder<Tables, 'projects'>): Expression<SqlBool> => {
+    const terms: Expression<SqlBool>[] = [];
     if (f.pocId !== undefined) terms.push(eb('projects.poc_id', '=', f.pocId));
     if (f.status !== undefined) terms.push(eb('projects.status', '=', f.status));
     if (f.piStatus !== undefined) terms.push(eb('projects.pi_status', '=', f.piStatus));
@@ -120,7 +118,8 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
     if (cursor?.dueDate !== null) {
       rows.push(
         ...(await withNames()
-          .where(listFilters(scope, f))
+          .where(visibleTo(scope))
+          .where(listFilters(f))
           .where('projects.due_date', 'is not', null)
           .$if(cursor !== undefined, (q) => q.where((eb) => eb(eb.refTuple('projects.due_date', 'projects.id'), '>', eb.tuple(cursor!.dueDate!, cursor!.id))))
           .orderBy('projects.due_date')
@@ -133,7 +132,8 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
     if (rows.length < wanted && !f.dueRange) {
       rows.push(
         ...(await withNames()
-          .where(listFilters(scope, f))
+          .where(visibleTo(scope))
+          .where(listFilters(f))
           .where('projects.due_date', 'is', null)
           .$if(cursor?.dueDate === null, (q) => q.where('projects.id', '>', cursor!.id))
           .orderBy('projects.id')
@@ -190,7 +190,8 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
       if (f.sort === 'due') return listByDue(scope, f);
       const cursor = decodeCursor(f.cursor);
       const rows = await withNames()
-        .where(listFilters(scope, f))
+        .where(visibleTo(scope))
+        .where(listFilters(f))
         .$if(cursor !== undefined, (q) => q.where(olderThan('projects', cursor!)))
         .orderBy('projects.created_at', 'desc')
         .orderBy('projects.id', 'desc')
