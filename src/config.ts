@@ -42,6 +42,8 @@ export interface Config {
   /** METRICS_TOKEN: GET /metrics answers only with `Authorization: Bearer <it>`; unset, there is no /metrics. */
   metricsToken: string | null;
   mail: MailConfig;
+  /** TIMEZONE: the shop's IANA time zone; "today" (due dates, overdue) is the date there. */
+  timeZone: string;
 }
 
 /** Email (issue 12): the transport, the outbox dispatcher's pace, and password-reset links. */
@@ -174,7 +176,19 @@ export function loadConfig(env: Env = process.env): Config {
     },
     metricsToken: text(env, 'METRICS_TOKEN') ?? null,
     mail: parseMail(env, publicUrl),
+    timeZone: parseTimeZone(text(env, 'TIMEZONE')),
   };
+}
+
+/** An IANA zone name as Intl knows it (Asia/Kolkata); unset, the system's zone (TZ, else the machine's). */
+function parseTimeZone(raw: string | undefined): string {
+  if (raw === undefined) return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: raw });
+    return raw;
+  } catch {
+    throw new ConfigError(`TIMEZONE must be an IANA time zone name such as Asia/Kolkata or America/Los_Angeles, got "${raw}"`);
+  }
 }
 
 function parseMail(env: Env, publicUrl: string): MailConfig {

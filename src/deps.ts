@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import { todayIn } from './domain/due.js';
 import type { Database } from './db/index.js';
 import type { Store } from './db/store.js';
 import type { Log } from './logger.js';
@@ -23,7 +24,19 @@ export interface Deps {
   metrics?: Metrics;
   /** The outbox's dispatcher and, as `mail.transport`, the email transport. */
   mail: MailDispatcher;
+  /** What time it is for the rules that depend on the date (due dates, overdue); tests set their own. */
+  clock: Clock;
 }
+
+/** The current instant. Only the date-dependent rules read it (through todayOf); stored timestamps use nowIso. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
 
 /** Now, as the ISO 8601 UTC string every table stores. */
 export const nowIso = (): string => new Date().toISOString();
+
+/** Today's date (YYYY-MM-DD) in the shop's time zone, by the service's clock: what due dates are compared with. */
+export const todayOf = (deps: Pick<Deps, 'config' | 'clock'>): string => todayIn(deps.config.timeZone, deps.clock.now());

@@ -5,7 +5,7 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrate, openDatabase } from './db/index.js';
 import { createStore } from './db/store.js';
-import type { Deps } from './deps.js';
+import { type Deps, systemClock } from './deps.js';
 import type { App } from './http/routes/context.js';
 import { JobRunner, serviceJobs } from './jobs.js';
 import { type Log, createLogger } from './logger.js';
@@ -33,7 +33,7 @@ export async function openDeps(config: Config, log: Log): Promise<Deps> {
     // prom-client is loaded only when /metrics is on (as the drivers are: less to load and to keep in memory).
     const metrics = config.metricsToken ? new (await import('./metrics.js')).Metrics(database) : undefined;
     metrics?.watchMailBacklog(() => mail.backlog());
-    const deps: Deps = { config, log, database, store, storage, realtime, mail, metrics };
+    const deps: Deps = { config, log, database, store, storage, realtime, mail, metrics, clock: systemClock };
     if (config.admin) await ensureAdmin(deps, config.admin);
     return deps;
   } catch (err) {

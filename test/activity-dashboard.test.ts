@@ -214,6 +214,8 @@ describe('GET /api/activity', () => {
 
 describe('GET /api/dashboard/stats', () => {
   const zeroStatuses = { REQUESTED: 0, APPROVED: 0, PRINTING: 0, DISPATCHED: 0, DELIVERED: 0, CANCELLED: 0 };
+  // These projects have no due dates (test/job.test.ts counts what is due).
+  const NOTHING_DUE = { overdue: 0, today: 0, week: 0 };
 
   test('401 without a session', async () => {
     const res = await svc.anonymous.get('/api/dashboard/stats');
@@ -227,6 +229,7 @@ describe('GET /api/dashboard/stats', () => {
     assert.deepEqual(res.body, {
       projects: { total: 7, byStatus: { REQUESTED: 2, APPROVED: 1, PRINTING: 1, DISPATCHED: 1, DELIVERED: 1, CANCELLED: 1 }, rejected: 0 },
       documents: { total: 6, byType: { PO: 3, CHALLAN: 1, INVOICE: 2 } },
+      due: NOTHING_DUE,
       team: { total: 6, active: 4, byRole: { ADMIN: 2, POC: 3, CLIENT: 1 } },
     });
   });
@@ -237,16 +240,19 @@ describe('GET /api/dashboard/stats', () => {
     assert.deepEqual(a.body, {
       projects: { total: 4, byStatus: { ...zeroStatuses, APPROVED: 1, DISPATCHED: 1, DELIVERED: 1, CANCELLED: 1 }, rejected: 0 },
       documents: { total: 5, byType: { PO: 2, CHALLAN: 1, INVOICE: 2 } },
+      due: NOTHING_DUE,
     });
     const b = await pocB.client.get('/api/dashboard/stats');
     assert.deepEqual(b.body, {
       projects: { total: 2, byStatus: { ...zeroStatuses, REQUESTED: 1, PRINTING: 1 }, rejected: 0 },
       documents: { total: 1, byType: { PO: 1, CHALLAN: 0, INVOICE: 0 } },
+      due: NOTHING_DUE,
     });
     const c = await client.client.get('/api/dashboard/stats');
     assert.deepEqual(c.body, {
       projects: { total: 0, byStatus: zeroStatuses, rejected: 0 },
       documents: { total: 0, byType: { PO: 0, CHALLAN: 0, INVOICE: 0 } },
+      due: NOTHING_DUE,
     });
   });
 });

@@ -57,3 +57,24 @@ test('POST /api/upload documents fileType as its three values', () => {
   assert.ok(form, 'a multipart/form-data body');
   assert.deepEqual(form.schema.properties.fileType, { type: 'string', enum: ['PO', 'CHALLAN', 'INVOICE'] });
 });
+
+test('projects document the job: its fields in answers and bodies, the list’s piStatus, due and sort', () => {
+  type Schema = { type?: unknown; properties?: Record<string, Schema>; items?: Schema; enum?: string[]; format?: string; maxItems?: number; minimum?: number; maximum?: number };
+  type Parameter = { name: string; in: string; schema: Schema };
+  const list = paths['/api/projects']?.get as unknown as { parameters: Parameter[]; responses: Record<string, { content: Record<string, { schema: Schema }> }> };
+  const query = Object.fromEntries(list.parameters.filter((p) => p.in === 'query').map((p) => [p.name, p.schema]));
+  assert.deepEqual(query.due?.enum, ['overdue', 'today', 'week']);
+  assert.deepEqual(query.sort?.enum, ['newest', 'due']);
+  assert.deepEqual(query.piStatus?.enum, ['PENDING', 'SUBMITTED', 'VERIFIED', 'REJECTED']);
+  const project = list.responses['200']!.content['application/json']!.schema.properties!.items!.items!;
+  for (const field of ['reference', 'dueDate', 'deliveryAddress', 'overdue', 'items']) assert.ok(project.properties?.[field], `the project answer names ${field}`);
+  assert.equal(project.properties!.dueDate!.format, 'date');
+  assert.deepEqual(Object.keys(project.properties!.items!.items!.properties!), ['id', 'description', 'quantity', 'unit', 'size', 'stock', 'colours', 'finishing', 'notes']);
+  for (const [path, method] of [['/api/projects', 'post'], ['/api/projects/{id}', 'patch'], ['/api/projects/{id}/details', 'patch']] as const) {
+    const body = paths[path]?.[method]?.requestBody?.content['application/json']?.schema.properties as Record<string, Schema> | undefined;
+    assert.ok(body, `${method.toUpperCase()} ${path} has a JSON body`);
+    for (const field of ['reference', 'dueDate', 'deliveryAddress', 'items']) assert.ok(body[field], `${method.toUpperCase()} ${path} takes ${field}`);
+    assert.equal(body.items!.maxItems, 50);
+    assert.deepEqual([body.items!.items!.properties!.quantity!.minimum, body.items!.items!.properties!.quantity!.maximum], [1, 10_000_000]);
+  }
+});

@@ -17,6 +17,8 @@ before(async () => {
 after(() => svc.close());
 
 const NOT_FOUND = { error: 'Project not found' };
+/** The job's fields of a project that has none recorded (test/job.test.ts covers them). */
+const NO_JOB = { reference: null, dueDate: null, deliveryAddress: null, overdue: false, items: [] };
 const FORBIDDEN = { error: 'Forbidden' };
 const UNAUTHORIZED = { error: 'Unauthorized' };
 const WAIT_FOR_APPROVAL = 'POCs can upload documents only after admin approves the project and verifies the PI';
@@ -47,6 +49,7 @@ describe('POST /api/projects', () => {
       status: 'REQUESTED',
       piStatus: 'PENDING',
       approval: null,
+      ...NO_JOB,
       createdAt: p.createdAt,
       updatedAt: p.createdAt,
     });
@@ -275,7 +278,7 @@ describe('GET /api/projects/:id', () => {
     const res = await poc.client.get(`/api/projects/${p.id}`);
     assert.equal(res.status, 200, res.text);
     const { files, allowedActions, uploads, canEditDetails, ...project } = res.body;
-    assert.equal(canEditDetails, false, 'an approved project is no longer the POC’s to rename');
+    assert.equal(canEditDetails, true, 'an approved project is still the POC’s to edit until printing starts');
     assert.deepEqual(project, {
       id: p.id,
       name: p.name,
@@ -286,6 +289,7 @@ describe('GET /api/projects/:id', () => {
       piStatus: 'VERIFIED',
       // Inserted without a decider: no name either.
       approval: { status: 'APPROVED', note: null, decidedById: null, decidedByName: null, decidedAt: p.approval!.decidedAt },
+      ...NO_JOB,
       createdAt: p.createdAt,
       updatedAt: p.updatedAt,
     });
@@ -388,6 +392,7 @@ describe('PATCH /api/projects/:id', () => {
       status: 'DELIVERED',
       piStatus: 'REJECTED',
       approval: { status: 'PENDING', note: 'needs a look', decidedById: admin.user.id, decidedByName: admin.user.name, decidedAt: body.approval.decidedAt },
+      ...NO_JOB,
       createdAt: p.createdAt,
       updatedAt: body.updatedAt,
     });
@@ -588,9 +593,14 @@ describe('lifecycle actions over HTTP', () => {
 
     const approved = await act(admin.client, p.id, 'approve');
     assert.equal(approved.approval.status, 'APPROVED');
-    // Approved: the POC may no longer rename it; an admin still may.
+    // Approved: the POC may still edit it until printing starts; then only an admin may.
+    const approvedEdit = await poc.client.request('PATCH', `/api/projects/${p.id}/details`, { json: { name: 'Brochure A4, approved' } });
+    assert.equal(approvedEdit.status, 200, approvedEdit.text);
+    await act(poc.client, p.id, 'submit-pi');
+    await act(admin.client, p.id, 'verify-pi');
+    await act(admin.client, p.id, 'start-printing');
     const late = await poc.client.request('PATCH', `/api/projects/${p.id}/details`, { json: { name: 'Too late' } });
-    assert.deepEqual([late.status, late.body], [409, { error: 'Cannot edit a project that is APPROVED' }]);
+    assert.deepEqual([late.status, late.body], [409, { error: 'Cannot edit a project that is PRINTING' }]);
     const byAdminEdit = await admin.client.request('PATCH', `/api/projects/${p.id}/details`, { json: { name: 'Brochure A4, final' } });
     assert.equal(byAdminEdit.status, 200);
     assert.equal((await svc.deps.store.projects.findById(p.id))?.name, 'Brochure A4, final');

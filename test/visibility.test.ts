@@ -26,6 +26,8 @@ const projectIds = {} as Record<ProjectName, string>;
 /** What the pure rule reads of each project (null: gone). */
 const scopes = {} as Record<ProjectName, ProjectScope | null>;
 const NOT_A_PROJECT = newId();
+/** "Today" for the due filters and counts: every project is due before it. */
+const DAY = '2026-03-10';
 
 const names = <K extends string>(ids: Record<K, string>, found: Iterable<string>): K[] => {
   const byId = new Map(Object.entries(ids).map(([k, id]) => [id, k as K]));
@@ -67,7 +69,8 @@ before(async () => {
       createdAt: now,
       updatedAt: now,
     };
-    await store.projects.insert(project);
+    // Overdue on DAY (below), so that the due filters and counts choose it too.
+    await store.projects.insert({ ...project, dueDate: '2026-01-01' });
     await store.files.insert({
       id: newId(),
       projectId: project.id,
@@ -138,12 +141,17 @@ describe('the SQL twin agrees with the rule', () => {
 
 describe('every scoped repository query chooses by the rule', () => {
   for (const v of viewerNames) {
-    test(`${v}: project list, dashboard figures, activity list, realtime log reads`, async () => {
+    test(`${v}: project list (both orders, due filter), dashboard figures, activity list, realtime log reads`, async () => {
       const viewer = viewers[v];
       const sees = expectedProjects(v, existing);
 
       const list = await store.projects.list(viewer, { limit: 50 });
       assert.deepEqual(names(projectIds, list.items.map((p) => p.id)), sees);
+      const byDue = await store.projects.list(viewer, { limit: 50, sort: 'due' });
+      assert.deepEqual(names(projectIds, byDue.items.map((p) => p.id)), sees);
+      const overdue = await store.projects.list(viewer, { limit: 50, sort: 'due', dueRange: { before: DAY } });
+      assert.deepEqual(names(projectIds, overdue.items.map((p) => p.id)), sees);
+      assert.deepEqual(await store.stats.dueCounts(viewer, DAY, '2026-03-16'), { overdue: sees.length, today: 0, week: 0 });
 
       assert.deepEqual(await store.stats.projectsByStatus(viewer), sees.length ? { REQUESTED: sees.length } : {});
       assert.equal(await store.stats.rejectedRequests(viewer), sees.length);

@@ -1,15 +1,21 @@
-import type { Deps } from '../deps.js';
+import { type Deps, todayOf } from '../deps.js';
+import { dueRange } from '../domain/due.js';
 import { type Actor, DOCUMENT_TYPES, PROJECT_STATUSES, ROLES } from '../domain/model.js';
 
 const zeroes = (keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, 0])) as Record<string, number>;
 const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
 
-/** GET /api/dashboard/stats: the figures of the projects the actor may see (domain/visibility.ts); team figures for ADMINs. */
-export async function dashboardStats(deps: Pick<Deps, 'store'>, actor: Actor) {
-  const [byStatus, rejected, byType] = await Promise.all([
+/**
+ * GET /api/dashboard/stats: the figures of the projects the actor may see (domain/visibility.ts);
+ * what is due, by the due filters of the project list (domain/due.ts); team figures for ADMINs.
+ */
+export async function dashboardStats(deps: Pick<Deps, 'store' | 'config' | 'clock'>, actor: Actor) {
+  const today = todayOf(deps);
+  const [byStatus, rejected, byType, due] = await Promise.all([
     deps.store.stats.projectsByStatus(actor),
     deps.store.stats.rejectedRequests(actor),
     deps.store.stats.documentsByType(actor),
+    deps.store.stats.dueCounts(actor, today, dueRange('week', today).through!),
   ]);
   const projects = { ...zeroes(PROJECT_STATUSES), ...byStatus };
   const documents = { ...zeroes(DOCUMENT_TYPES), ...byType };
@@ -17,6 +23,8 @@ export async function dashboardStats(deps: Pick<Deps, 'store'>, actor: Actor) {
     // REQUESTED counts every open request; `rejected` says how many of them an admin has rejected.
     projects: { total: sum(projects), byStatus: projects, rejected },
     documents: { total: sum(documents), byType: documents },
+    // Open projects: overdue, due today, due today or in the next 6 days (today's among them).
+    due,
   };
   if (actor.role === 'ADMIN') {
     const rows = await deps.store.stats.team();

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js';
-import { nowIso } from '../deps.js';
+import { nowIso, todayOf } from '../deps.js';
 import type { ProjectFields, ProjectFilter } from '../db/projects.js';
 import {
   type Actor,
@@ -14,6 +14,8 @@ import {
   PROJECT_STATUSES,
   isOneOf,
 } from '../domain/model.js';
+import { type DueFilter, dueRange } from '../domain/due.js';
+import { JOB_FIELDS, type JobChange, type JobField, type LineDraft, jobChanges, parseJob, resolveLines } from '../domain/job.js';
 import { type ProjectAction, decideDetailsEdit, decideProjectAction } from '../domain/project-lifecycle.js';
 import { textRefusal } from '../domain/limits.js';
 import { maySeeProject } from '../domain/visibility.js';
@@ -28,18 +30,29 @@ async function announce(deps: Pick<Deps, 'realtime' | 'log'>, project: Pick<Proj
   await notifyProjectChanged(deps.realtime, project.id, project.pocId).catch((err: unknown) => deps.log.error({ err }, 'realtime notification failed'));
 }
 
-export interface NewProject {
+export interface NewProject extends Partial<Record<JobField, unknown>> {
   name?: unknown;
   description?: unknown;
   pocId?: unknown;
 }
 
-/** POST /api/projects: an ADMIN may name any active user as POC; anyone else owns what they create. */
+/** The job's fields of a request, checked (domain/job.ts), or its refusal thrown. */
+function jobOf(input: Partial<Record<JobField, unknown>>): JobChange {
+  const job = parseJob(input);
+  if (job instanceof AppError) throw job;
+  return job;
+}
+
+/** POST /api/projects: an ADMIN may name any active user as POC; anyone else owns what they create. The job's fields are optional. */
 export async function createProject(deps: Pick<Deps, 'store' | 'realtime' | 'config' | 'log'>, actor: Actor, input: NewProject): Promise<ProjectWithNames> {
   const name = typeof input.name === 'string' ? input.name.trim() : '';
   const description = typeof input.description === 'string' ? input.description : null;
   const refusal = textRefusal('name', name, true) ?? textRefusal('description', description);
   if (refusal) throw refusal;
+  const { items: drafts, ...job } = jobOf(input);
+  // A new project has no lines yet: any id sent is refused.
+  const lines = drafts ? resolveLines(drafts, [], newId) : [];
+  if (lines instanceof AppError) throw lines;
   let pocId = actor.id;
   if (actor.role === 'ADMIN' && typeof input.pocId === 'string' && input.pocId) {
     const poc = await deps.store.users.findById(input.pocId);
@@ -59,7 +72,8 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime' | 'con
     updatedAt: now,
   };
   const created = await deps.store.transaction(async (store) => {
-    await store.projects.insert(project);
+    await store.projects.insert({ ...project, ...job });
+    await store.projectItems.replace(project.id, lines);
     const details = { name: project.name, pocId };
     await recordProjectActivity(store, actor, project.id, 'PROJECT_CREATED', details, now);
     await queueProjectEmails(store, deps.config.mail.batchSeconds, { actor, project, action: 'PROJECT_CREATED', details, at: now });
@@ -70,8 +84,9 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime' | 'con
   return created;
 }
 
-/** GET /api/projects: the projects the actor may see. */
-export const listProjects = (deps: Pick<Deps, 'store'>, actor: Actor, filter: ProjectFilter) => deps.store.projects.list(actor, filter);
+/** GET /api/projects: the projects the actor may see; `due` chooses by due date against today in the shop's time zone. */
+export const listProjects = (deps: Pick<Deps, 'store' | 'config' | 'clock'>, actor: Actor, { due, ...filter }: Omit<ProjectFilter, 'dueRange'> & { due?: DueFilter }) =>
+  deps.store.projects.list(actor, { ...filter, dueRange: due && dueRange(due, todayOf(deps)) });
 
 /** One project the actor may see, with its documents; 404 otherwise. */
 export async function getProject(deps: Pick<Deps, 'store'>, actor: Actor, id: string): Promise<{ project: ProjectWithNames; files: FileUploadWithNames[] }> {
@@ -80,7 +95,7 @@ export async function getProject(deps: Pick<Deps, 'store'>, actor: Actor, id: st
   return { project, files: await deps.store.files.listForProject(id) };
 }
 
-export interface ProjectPatch {
+export interface ProjectPatch extends Partial<Record<JobField, unknown>> {
   name?: string;
   description?: string | null;
   pocId?: string;
@@ -89,32 +104,42 @@ export interface ProjectPatch {
   approval?: { status?: string; note?: string | null };
 }
 
-/** PATCH /api/projects/:id (ADMIN): corrections, any valid value. Writes PROJECT_UPDATED with the changed fields. */
+/** A validated change: the project's own fields, and the job's lines when sent (the whole list). */
+interface Change {
+  fields: ProjectFields;
+  lines?: LineDraft[];
+}
+
+/** PATCH /api/projects/:id (ADMIN): corrections, any valid value, the job's fields too. Writes PROJECT_UPDATED with the changed fields. */
 export async function patchProject(deps: Pick<Deps, 'store' | 'realtime' | 'log'>, actor: Actor, id: string, patch: ProjectPatch): Promise<ProjectWithNames> {
   if (actor.role !== 'ADMIN') throw errors.forbidden();
   return updateProject(deps, actor, id, await validatePatch(deps, patch, actor), () => null);
 }
 
+/** What PATCH /api/projects/:id/details may change: the name, the description and the job. */
+export type DetailsPatch = Pick<ProjectPatch, 'name' | 'description' | JobField>;
+
 /**
- * PATCH /api/projects/:id/details: the name and description, by an admin or by the owner while the
- * request is open (domain/project-lifecycle.ts, decideDetailsEdit). Writes PROJECT_UPDATED like PATCH.
+ * PATCH /api/projects/:id/details: the name, the description and the job, by an admin at any time
+ * or by the owner until printing starts (domain/project-lifecycle.ts, decideDetailsEdit). Writes
+ * PROJECT_UPDATED like PATCH.
  */
-export async function editProjectDetails(
-  deps: Pick<Deps, 'store' | 'realtime' | 'log'>,
-  actor: Actor,
-  id: string,
-  patch: Pick<ProjectPatch, 'name' | 'description'>,
-): Promise<ProjectWithNames> {
-  const fields = await validatePatch(deps, { name: patch.name, description: patch.description }, actor);
-  return updateProject(deps, actor, id, fields, (current) => decideDetailsEdit(actor, current));
+export async function editProjectDetails(deps: Pick<Deps, 'store' | 'realtime' | 'log'>, actor: Actor, id: string, patch: DetailsPatch): Promise<ProjectWithNames> {
+  const { name, description, reference, dueDate, deliveryAddress, items } = patch;
+  const change = await validatePatch(deps, { name, description, reference, dueDate, deliveryAddress, items }, actor);
+  return updateProject(deps, actor, id, change, (current) => decideDetailsEdit(actor, current));
 }
 
-/** Sets the fields on the locked project when `refusal` finds nothing against it; PROJECT_UPDATED names what changed; then the notifications. */
+/**
+ * Sets the fields on the locked project when `refusal` finds nothing against it, and the lines when
+ * sent and different; PROJECT_UPDATED names what changed (the due date's old and new value, which
+ * lines: domain/job.ts, jobChanges); then the notifications.
+ */
 async function updateProject(
   deps: Pick<Deps, 'store' | 'realtime' | 'log'>,
   actor: Actor,
   id: string,
-  fields: ProjectFields,
+  { fields, lines: drafts }: Change,
   refusal: (current: Project) => AppError | null,
 ): Promise<ProjectWithNames> {
   const now = nowIso();
@@ -123,20 +148,27 @@ async function updateProject(
     if (!current) throw errors.projectNotFound();
     const refused = refusal(current);
     if (refused) throw refused;
-    const changed = changedFields(current, fields);
+    // The job as it is (the row is locked: no change can come between this read and the write).
+    const before = (await store.projects.findWithNames(id))!;
+    const lines = drafts && resolveLines(drafts, before.items, newId);
+    if (lines instanceof AppError) throw lines;
+    const job = jobChanges(before, { reference: fields.reference, dueDate: fields.dueDate, deliveryAddress: fields.deliveryAddress, items: lines });
+    if (lines && job.changed.includes('items')) await store.projectItems.replace(id, lines);
     const project = await store.projects.update(id, fields, now);
-    await recordProjectActivity(store, actor, id, 'PROJECT_UPDATED', { changed }, now);
+    await recordProjectActivity(store, actor, id, 'PROJECT_UPDATED', { changed: [...changedFields(current, fields), ...job.changed], ...job.details }, now);
     return project!;
   });
   await announce(deps, updated);
   return updated;
 }
 
-async function validatePatch(deps: Pick<Deps, 'store'>, p: ProjectPatch, actor: Actor): Promise<ProjectFields> {
+async function validatePatch(deps: Pick<Deps, 'store'>, p: ProjectPatch, actor: Actor): Promise<Change> {
   const f: ProjectFields = {};
   const refusal =
     (p.name !== undefined ? textRefusal('name', p.name, true) : null) ?? textRefusal('description', p.description) ?? textRefusal('note', p.approval?.note);
   if (refusal) throw refusal;
+  const { items: lines, ...job } = jobOf(p);
+  Object.assign(f, job);
   if (p.name !== undefined) f.name = p.name.trim();
   if (p.description !== undefined) f.description = p.description?.trim() || null;
   if (p.pocId !== undefined) {
@@ -154,7 +186,7 @@ async function validatePatch(deps: Pick<Deps, 'store'>, p: ProjectPatch, actor: 
       decidedAt: nowIso(),
     };
   }
-  return f;
+  return { fields: f, lines };
 }
 
 function enumField<T extends string>(field: string, values: readonly T[], v: unknown): T {
@@ -162,10 +194,12 @@ function enumField<T extends string>(field: string, values: readonly T[], v: unk
   return v;
 }
 
+/** The project's own fields that differ (the job's are compared by jobChanges). */
 function changedFields(current: Project, f: ProjectFields): string[] {
-  return (Object.keys(f) as (keyof ProjectFields)[]).filter(
-    (k) => JSON.stringify(f[k]) !== JSON.stringify(current[k]),
-  );
+  const jobFields: readonly string[] = JOB_FIELDS;
+  return (Object.keys(f) as (keyof ProjectFields)[])
+    .filter((k): k is Exclude<keyof ProjectFields, JobField> => !jobFields.includes(k))
+    .filter((k) => JSON.stringify(f[k]) !== JSON.stringify(current[k]));
 }
 
 /** POST /api/projects/:id/<action>: one lifecycle step, by the rules of domain/project-lifecycle.ts. */

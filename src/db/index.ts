@@ -15,6 +15,7 @@ import { uploadLocks } from './migrations/008_upload_locks.js';
 import { eventLogIndex } from './migrations/009_event_log_index.js';
 import { loginAttempts } from './migrations/010_login_attempts.js';
 import { serverSecrets } from './migrations/011_server_secrets.js';
+import { job } from './migrations/013_job.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -142,12 +143,16 @@ const migrations = (dialect: Dialect) => ({
   '009_event_log_index': eventLogIndex(),
   '010_login_attempts': loginAttempts(dialect),
   '011_server_secrets': serverSecrets(),
+  '013_job': job(),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));
 
-/** Brings the schema up to date. On PostgreSQL Kysely holds an advisory lock, so instances may start together. */
-export async function migrate(database: Database): Promise<void> {
+/**
+ * Brings the schema up to date (or, with `to`, up to that migration: tests build a database as an
+ * older version left it). On PostgreSQL Kysely holds an advisory lock, so instances may start together.
+ */
+export async function migrate(database: Database, options: { to?: string } = {}): Promise<void> {
   // Kysely looks for its own tables in every schema unless told which; name the one in use.
   const schema =
     database.dialect === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(database.db)).rows[0]?.s : undefined;
@@ -157,7 +162,7 @@ export async function migrate(database: Database): Promise<void> {
     migrationTableSchema: schema,
   });
   for (let attempt = 1; ; attempt++) {
-    const { error } = await migrator.migrateToLatest();
+    const { error } = options.to ? await migrator.migrateTo(options.to) : await migrator.migrateToLatest();
     if (!error) return;
     // Kysely lists the tables of every schema by name: one dropped meanwhile (by another tenant of
     // the database, or a test's cleanup) fails the listing with 3F000. Nothing was migrated: list again.

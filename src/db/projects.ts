@@ -1,8 +1,10 @@
-import { sql } from 'kysely';
-import type { Approval, ApprovalStatus, PiStatus, Project, ProjectStatus, ProjectWithNames } from '../domain/model.js';
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import type { Approval, ApprovalStatus, JobDetails, PiStatus, Project, ProjectStatus, ProjectWithNames } from '../domain/model.js';
 import type { Database, DB } from './index.js';
+import { projectItemsRepo } from './project-items.js';
 import { reusable } from './reusable.js';
-import { type Page, decodeCursor, olderThan, page, toProject, toProjectWithNames } from './rows.js';
+import { type Page, type ProjectRowWithNames, decodeCursor, decodeDueCursor, encodeCursor, encodeDueCursor, olderThan, toProject, toProjectWithNames } from './rows.js';
+import type { Tables } from './schema.js';
 import { type Scope, visibleTo } from './visibility.js';
 
 /** The project every upload reads, compiled once: see reusable.ts. */
@@ -10,23 +12,68 @@ const hot = {
   project: reusable((db, id: string) => db.selectFrom('projects').selectAll().where('id', '=', id)),
 };
 
+/** How a list is ordered: newest first, or earliest due date first with the projects without one last. */
+export type ProjectSort = 'newest' | 'due';
+
 export interface ProjectFilter {
   status?: ProjectStatus;
   /** PENDING also matches a project without an approval record (no decision yet). */
   approval?: ApprovalStatus;
   pocId?: string;
+  piStatus?: PiStatus;
+  /** Open projects (not DELIVERED or CANCELLED) whose due date is in this range (domain/due.ts, dueRange): `before` exclusive, `from` and `through` inclusive. */
+  dueRange?: { before?: string; from?: string; through?: string };
   q?: string;
+  sort?: ProjectSort;
   limit: number;
   cursor?: string;
 }
 
-export interface ProjectFields {
+export interface ProjectFields extends Partial<JobDetails> {
   name?: string;
   description?: string | null;
   pocId?: string;
   status?: ProjectStatus;
   piStatus?: PiStatus;
   approval?: Approval;
+}
+
+/**
+ * Open projects with a due date, written exactly as the partial indexes of migration 013 state it
+ * (literals, not parameters): SQLite uses a partial index only for a query whose WHERE names its
+ * condition term for term.
+ */
+export const OPEN_WITH_DUE_DATE = sql<SqlBool>`${sql.ref('projects.status')} not in ('DELIVERED', 'CANCELLED') and ${sql.ref('projects.due_date')} is not null`;
+
+/**
+ * What `q` looks in, each lower-cased and matched as "contains": the project's name, the customer's
+ * reference and the POC's name. (The customer's name joins this list when projects have customers.)
+ */
+const SEARCHED = ['projects.name', 'projects.reference', 'poc.name'] as const;
+
+/** The list's filters but for who may see (visibleTo) and its order and cursor, as one condition. */
+function listFilters(f: ProjectFilter) {
+  return (eb: ExpressionBuilder<Tables, 'projects'>): Expression<SqlBool> => {
+    const terms: Expression<SqlBool>[] = [];
+    if (f.pocId !== undefined) terms.push(eb('projects.poc_id', '=', f.pocId));
+    if (f.status !== undefined) terms.push(eb('projects.status', '=', f.status));
+    if (f.piStatus !== undefined) terms.push(eb('projects.pi_status', '=', f.piStatus));
+    if (f.approval === 'PENDING') terms.push(eb.or([eb('projects.approval_status', 'is', null), eb('projects.approval_status', '=', 'PENDING')]));
+    else if (f.approval !== undefined) terms.push(eb('projects.approval_status', '=', f.approval));
+    if (f.dueRange) {
+      const { before, from, through } = f.dueRange;
+      terms.push(OPEN_WITH_DUE_DATE);
+      if (before !== undefined) terms.push(eb('projects.due_date', '<', before));
+      if (from !== undefined) terms.push(eb('projects.due_date', '>=', from));
+      if (through !== undefined) terms.push(eb('projects.due_date', '<=', through));
+    }
+    if (f.q) {
+      // SQLite's LIKE has no escape character unless one is named; PostgreSQL's default is the same backslash.
+      const pattern = `%${escapeLike(f.q.toLowerCase())}%`;
+      terms.push(eb.or(SEARCHED.map((column) => sql<SqlBool>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`)));
+    }
+    return eb.and(terms);
+  };
 }
 
 /** Projects, with the names of their POC and approval decider where answers show them. */
@@ -44,14 +91,64 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
       .selectAll('projects')
       .select(['poc.name as poc_name', 'decider.name as approval_decided_by_name']);
 
-  /** One project with the names, as answers show it. */
+  const items = projectItemsRepo(db);
+
+  /** Rows as answers show them: each with its lines, read in one more query for them all. */
+  const withItems = async (rows: ProjectRowWithNames[]): Promise<ProjectWithNames[]> => {
+    const lines = await items.forProjects(rows.map((r) => r.id));
+    return rows.map((r) => toProjectWithNames(r, lines.get(r.id) ?? []));
+  };
+
+  /** One project with the names and its lines, as answers show it. */
   const findWithNames = async (id: string): Promise<ProjectWithNames | undefined> => {
     const row = await withNames().where('projects.id', '=', id).executeTakeFirst();
-    return row && toProjectWithNames(row);
+    return row && (await withItems([row]))[0];
+  };
+
+  /**
+   * sort=due: earliest due date first (ties by id), then the projects without a due date (by id).
+   * Two queries, each walking an index in its order ((due_date, id), or (poc_id, due_date, id) for
+   * a POC): the second only when the first leaves the page short. One ORDER BY with the nulls last
+   * would sort every visible project on each page.
+   */
+  const listByDue = async (scope: Scope, f: ProjectFilter): Promise<Page<ProjectWithNames>> => {
+    const cursor = decodeDueCursor(f.cursor);
+    const wanted = f.limit + 1;
+    const rows: ProjectRowWithNames[] = [];
+    if (cursor?.dueDate !== null) {
+      rows.push(
+        ...(await withNames()
+          .where(visibleTo(scope))
+          .where(listFilters(f))
+          .where('projects.due_date', 'is not', null)
+          .$if(cursor !== undefined, (q) => q.where((eb) => eb(eb.refTuple('projects.due_date', 'projects.id'), '>', eb.tuple(cursor!.dueDate!, cursor!.id))))
+          .orderBy('projects.due_date')
+          .orderBy('projects.id')
+          .limit(wanted)
+          .execute()),
+      );
+    }
+    // The due filters choose dated projects only.
+    if (rows.length < wanted && !f.dueRange) {
+      rows.push(
+        ...(await withNames()
+          .where(visibleTo(scope))
+          .where(listFilters(f))
+          .where('projects.due_date', 'is', null)
+          .$if(cursor?.dueDate === null, (q) => q.where('projects.id', '>', cursor!.id))
+          .orderBy('projects.id')
+          .limit(wanted - rows.length)
+          .execute()),
+      );
+    }
+    const shown = rows.slice(0, f.limit);
+    const last = shown[shown.length - 1];
+    return { items: await withItems(shown), nextCursor: rows.length > f.limit && last ? encodeDueCursor({ dueDate: last.due_date, id: last.id }) : null };
   };
 
   return {
-    async insert(p: Project): Promise<void> {
+    /** A new project; the job's details when given (its lines go through projectItems). */
+    async insert(p: Project & Partial<JobDetails>): Promise<void> {
       await db
         .insertInto('projects')
         .values({
@@ -67,6 +164,9 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
           approval_decided_at: p.approval?.decidedAt ?? null,
           created_at: p.createdAt,
           updated_at: p.updatedAt,
+          reference: p.reference ?? null,
+          due_date: p.dueDate ?? null,
+          delivery_address: p.deliveryAddress ?? null,
         })
         .execute();
     },
@@ -85,22 +185,21 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
       return row && toProject(row);
     },
     findWithNames,
+    /** The projects the scope may see, filtered, newest first or by due date (`sort`), one page after the cursor. */
     async list(scope: Scope, f: ProjectFilter): Promise<Page<ProjectWithNames>> {
+      if (f.sort === 'due') return listByDue(scope, f);
       const cursor = decodeCursor(f.cursor);
       const rows = await withNames()
         .where(visibleTo(scope))
-        .$if(f.pocId !== undefined, (q) => q.where('projects.poc_id', '=', f.pocId!))
-        .$if(f.status !== undefined, (q) => q.where('projects.status', '=', f.status!))
-        .$if(f.approval === 'PENDING', (q) => q.where((eb) => eb.or([eb('projects.approval_status', 'is', null), eb('projects.approval_status', '=', 'PENDING')])))
-        .$if(f.approval !== undefined && f.approval !== 'PENDING', (q) => q.where('projects.approval_status', '=', f.approval!))
-        // SQLite's LIKE has no escape character unless one is named; PostgreSQL's default is the same backslash.
-        .$if(Boolean(f.q), (q) => q.where(sql<boolean>`lower(${sql.ref('projects.name')}) like ${`%${escapeLike(f.q!.toLowerCase())}%`} escape '\\'`))
+        .where(listFilters(f))
         .$if(cursor !== undefined, (q) => q.where(olderThan('projects', cursor!)))
         .orderBy('projects.created_at', 'desc')
         .orderBy('projects.id', 'desc')
         .limit(f.limit + 1)
         .execute();
-      return page(rows.map(toProjectWithNames), f.limit);
+      const shown = await withItems(rows.slice(0, f.limit));
+      const last = shown[shown.length - 1];
+      return { items: shown, nextCursor: rows.length > f.limit && last ? encodeCursor(last) : null };
     },
     /** Two statements (the change, then the project as findWithNames reads it): callers run it in their transaction. */
     async update(id: string, f: ProjectFields, now: string): Promise<ProjectWithNames | undefined> {
@@ -112,6 +211,9 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
           poc_id: f.pocId,
           status: f.status,
           pi_status: f.piStatus,
+          reference: f.reference,
+          due_date: f.dueDate,
+          delivery_address: f.deliveryAddress,
           ...(f.approval && {
             approval_status: f.approval.status,
             approval_note: f.approval.note,

@@ -6,6 +6,7 @@ import type {
   DocumentType,
   FileUpload,
   FileUploadWithNames,
+  JobItem,
   PiStatus,
   Project,
   ProjectStatus,
@@ -14,7 +15,7 @@ import type {
   User,
 } from '../domain/model.js';
 import { errors } from '../errors.js';
-import type { ActivityLogTable, FileUploadsTable, ProjectsTable, UsersTable } from './schema.js';
+import type { ActivityLogTable, FileUploadsTable, ProjectItemsTable, ProjectsTable, UsersTable } from './schema.js';
 
 /** Row → domain object mappers: the one place where column names meet field names. */
 
@@ -57,14 +58,31 @@ export const toProject = (r: Selectable<ProjectsTable>): Project => ({
 /** A projects row with its POC's name and its approval's decider's name (LEFT JOINs on users). */
 export type ProjectRowWithNames = Selectable<ProjectsTable> & { poc_name: string | null; approval_decided_by_name: string | null };
 
-export const toProjectWithNames = (r: ProjectRowWithNames): ProjectWithNames => {
+/** A project as answers show it, with the lines its repository reads beside it. */
+export const toProjectWithNames = (r: ProjectRowWithNames, items: JobItem[]): ProjectWithNames => {
   const project = toProject(r);
   return {
     ...project,
     pocName: r.poc_name,
     approval: project.approval && { ...project.approval, decidedByName: r.approval_decided_by_name },
+    reference: r.reference,
+    dueDate: r.due_date,
+    deliveryAddress: r.delivery_address,
+    items,
   };
 };
+
+export const toJobItem = (r: Selectable<ProjectItemsTable>): JobItem => ({
+  id: r.id,
+  description: r.description,
+  quantity: Number(r.quantity),
+  unit: r.unit,
+  size: r.size,
+  stock: r.stock,
+  colours: r.colours,
+  finishing: r.finishing,
+  notes: r.notes,
+});
 
 export const toFileUpload = (r: Selectable<FileUploadsTable>): FileUpload => ({
   id: r.id,
@@ -128,6 +146,31 @@ export function decodeCursor(cursor: string | undefined): Cursor | undefined {
 /** Rows older than the cursor's, in (created_at, id) order. */
 export const olderThan = (table: 'projects' | 'activity_log' | 'users', c: Cursor) =>
   sql<boolean>`(${sql.ref(`${table}.created_at`)} < ${c.createdAt} or (${sql.ref(`${table}.created_at`)} = ${c.createdAt} and ${sql.ref(`${table}.id`)} < ${c.id}))`;
+
+/**
+ * Keyset pagination of `sort=due` (db/projects.ts): over (due_date, id), the projects without a due
+ * date after all the others (dueDate null). Told apart from the newest-first cursor, so neither is
+ * taken for the other.
+ */
+export interface DueCursor {
+  dueDate: string | null;
+  id: string;
+}
+
+const DUE_PREFIX = 'due';
+const DUE_DATE = /^\d{4}-\d\d-\d\d$/;
+
+export const encodeDueCursor = (c: DueCursor): string => Buffer.from(`${DUE_PREFIX}|${c.dueDate ?? ''}|${c.id}`).toString('base64url');
+
+export function decodeDueCursor(cursor: string | undefined): DueCursor | undefined {
+  if (!cursor) return undefined;
+  const decoded = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
+  const [prefix, dueDate, id, ...rest] = decoded.split('|');
+  if (prefix !== DUE_PREFIX || dueDate === undefined || !id || rest.length || (dueDate !== '' && !DUE_DATE.test(dueDate)) || !ID.test(id)) {
+    throw errors.invalidCursor();
+  }
+  return { dueDate: dueDate || null, id };
+}
 
 export type Page<T> = { items: T[]; nextCursor: string | null };
 

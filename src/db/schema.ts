@@ -5,6 +5,7 @@ export interface Tables {
   users: UsersTable;
   sessions: SessionsTable;
   projects: ProjectsTable;
+  project_items: ProjectItemsTable;
   file_uploads: FileUploadsTable;
   storage_names: StorageNamesTable;
   activity_log: ActivityLogTable;
@@ -59,6 +60,25 @@ export interface ProjectsTable {
   approval_decided_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The job (migration 013): the customer's reference, the due date (YYYY-MM-DD), the delivery address. */
+  reference: string | null;
+  due_date: string | null;
+  delivery_address: string | null;
+}
+
+/** A job's line (migration 013), in its project's order by `position` (0, 1, …). */
+export interface ProjectItemsTable {
+  id: string;
+  project_id: string;
+  position: number;
+  description: string;
+  quantity: number;
+  unit: string;
+  size: string | null;
+  stock: string | null;
+  colours: string | null;
+  finishing: string | null;
+  notes: string | null;
 }
 
 export interface FileUploadsTable {

@@ -1,4 +1,6 @@
+import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { DB } from './index.js';
+import { OPEN_WITH_DUE_DATE } from './projects.js';
 import { type Scope, visibleTo } from './visibility.js';
 
 /** The dashboard's figures, over the projects the scope may see (db/visibility.ts). */
@@ -33,6 +35,27 @@ export function statsRepo(db: DB) {
         .groupBy('file_uploads.type')
         .execute();
       return Object.fromEntries(rows.map((r) => [r.type, Number(r.n)]));
+    },
+    /**
+     * Open projects (not DELIVERED or CANCELLED) due before `today`, on it, and from it through
+     * `weekEnd`, in one read of the open-projects-with-a-due-date index up to weekEnd. The
+     * condition is the partial indexes' own (migration 013), word for word.
+     */
+    async dueCounts(scope: Scope, today: string, weekEnd: string): Promise<{ overdue: number; today: number; week: number }> {
+      const count = (condition: RawBuilder<SqlBool>) => sql<number>`coalesce(sum(case when ${condition} then 1 else 0 end), 0)`;
+      const due = sql.ref('due_date');
+      const row = await db
+        .selectFrom('projects')
+        .select([
+          count(sql<SqlBool>`${due} < ${today}`).as('overdue'),
+          count(sql<SqlBool>`${due} = ${today}`).as('today'),
+          count(sql<SqlBool>`${due} >= ${today}`).as('week'),
+        ])
+        .where(OPEN_WITH_DUE_DATE)
+        .where('projects.due_date', '<=', weekEnd)
+        .where(visibleTo(scope))
+        .executeTakeFirstOrThrow();
+      return { overdue: Number(row.overdue), today: Number(row.today), week: Number(row.week) };
     },
     async team(): Promise<{ role: string; active: boolean; n: number }[]> {
       const rows = await db

@@ -5,6 +5,7 @@ import { idempotencyKeysRepo } from './idempotency-keys.js';
 import type { Database } from './index.js';
 import { loginFailuresRepo } from './login-failures.js';
 import { emailOptoutsRepo, outboxRepo, passwordResetsRepo } from './mail.js';
+import { projectItemsRepo } from './project-items.js';
 import { projectsRepo } from './projects.js';
 import { resumableUploadsRepo } from './resumable-uploads.js';
 import { secretsRepo } from './secrets.js';
@@ -83,6 +84,7 @@ function repositories({ db, dialect }: Database) {
     users: () => usersRepo(db, dialect),
     sessions: () => sessionsRepo(db, dialect),
     projects: () => projectsRepo(db, dialect),
+    projectItems: () => projectItemsRepo(db),
     files: () => filesRepo(db, dialect),
     storageNames: () => storageNamesRepo(db, dialect),
     idempotencyKeys: () => idempotencyKeysRepo(db),

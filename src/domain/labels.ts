@@ -17,8 +17,18 @@ export const FIELD_LABELS: Record<string, string> = {
   pocId: 'Point of contact',
   'approval.status': 'Approval status',
   'approval.note': 'Note',
+  reference: 'Reference',
+  dueDate: 'Due date',
+  deliveryAddress: 'Delivery address',
+  items: 'Items',
 };
-export const labelOf = (field: string): string => FIELD_LABELS[field] ?? field;
+
+/** A field, or a job line's field by its place in `items` ("items.2.quantity" is "Line 3 quantity"). */
+export const labelOf = (field: string): string => {
+  const line = /^items\.(\d+)(?:\.(.+))?$/.exec(field);
+  if (line) return `Line ${Number(line[1]) + 1}${line[2] ? ` ${line[2]}` : ''}`;
+  return FIELD_LABELS[field] ?? field;
+};
 
 /** How the web app and the emails name a project's state. */
 export const STATUS_LABELS: Record<ProjectStatus, string> = {

@@ -21,11 +21,15 @@ test('textRefusal: required and bounded, the bound in the message, counted in ch
     ['location', 'x'.repeat(201), false, 'Location must be at most 200 characters'],
     ['branch', 'x'.repeat(201), false, 'Branch must be at most 200 characters'],
     ['email', `${'x'.repeat(250)}@a.io`, true, 'Email must be at most 254 characters'],
+    ['reference', 'x'.repeat(100), false, null],
+    ['reference', 'x'.repeat(101), false, 'Reference must be at most 100 characters'],
+    ['deliveryAddress', 'x'.repeat(1000), false, null],
+    ['deliveryAddress', 'x'.repeat(1001), false, 'Delivery address must be at most 1000 characters'],
   ];
   for (const [field, value, required, want] of cases) {
     assert.equal(message(textRefusal(field, value, required)), want, `${field} ${JSON.stringify(value)?.slice(0, 20)}`);
   }
-  assert.equal(Object.keys(MAX_LENGTH).length, 7);
+  assert.equal(Object.keys(MAX_LENGTH).length, 9);
 });
 
 test('passwordRefusal: at least 8 characters, at most the 72 bytes bcrypt reads', () => {

@@ -14,8 +14,26 @@ export const MAX_LENGTH = {
   phone: 40,
   location: 200,
   branch: 200,
+  /** The customer's own order or PO number. */
+  reference: 100,
+  deliveryAddress: 1000,
 } as const;
 export type LimitedField = keyof typeof MAX_LENGTH;
+
+/** A job's lines (interface.md, "The job itself"): how many, the quantity's range, the unit when none is given. */
+export const ITEMS = { maxLines: 50, minQuantity: 1, maxQuantity: 10_000_000, defaultUnit: 'pcs' } as const;
+
+/** How long each text of a line may be. */
+export const ITEM_MAX_LENGTH = {
+  description: 500,
+  unit: 20,
+  size: 100,
+  stock: 200,
+  colours: 100,
+  finishing: 200,
+  notes: 1000,
+} as const;
+export type ItemTextField = keyof typeof ITEM_MAX_LENGTH;
 
 /** At least 8 characters; at most 72 bytes, all bcrypt reads (a longer one would be cut silently). */
 export const PASSWORD = { minLength: 8, maxBytes: 72 } as const;

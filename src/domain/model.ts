@@ -41,6 +41,28 @@ export interface Project {
   updatedAt: string;
 }
 
+/** What a project records about the job besides its lines (interface.md, "The job itself"). */
+export interface JobDetails {
+  /** The customer's own order or PO number. */
+  reference: string | null;
+  /** The promised delivery date, YYYY-MM-DD in the shop's time zone (TIMEZONE). */
+  dueDate: string | null;
+  deliveryAddress: string | null;
+}
+
+/** One line of a job: what is printed, how many, and how. */
+export interface JobItem {
+  id: string;
+  description: string;
+  quantity: number;
+  unit: string;
+  size: string | null;
+  stock: string | null;
+  colours: string | null;
+  finishing: string | null;
+  notes: string | null;
+}
+
 export interface User {
   id: string;
   name: string;
@@ -97,9 +119,11 @@ export interface ApprovalWithNames extends Approval {
   decidedByName: string | null;
 }
 
-export interface ProjectWithNames extends Omit<Project, 'approval'> {
+/** A project as answers show it: with the names, the job's details and its lines in order. */
+export interface ProjectWithNames extends Omit<Project, 'approval'>, JobDetails {
   pocName: string | null;
   approval: ApprovalWithNames | null;
+  items: JobItem[];
 }
 
 export interface FileUploadWithNames extends FileUpload {

@@ -267,7 +267,7 @@ test('asking for approval again puts a rejected request back in the queue, with 
   assert.equal(twice.message, 'Cannot resubmit a project that is awaiting a decision');
 });
 
-test('decideDetailsEdit: admins always; the owner while the request is open (awaiting a decision or rejected)', () => {
+test('decideDetailsEdit: admins always; the owner until printing starts (requested, rejected or approved)', () => {
   const admin: Actor = { id: 'admin-id', role: 'ADMIN' };
   for (const role of ROLE_CASES) {
     for (const status of PROJECT_STATUSES) {
@@ -279,7 +279,7 @@ test('decideDetailsEdit: admins always; the owner while the request is open (awa
           ? null
           : !role.owner
             ? { status: 404, message: 'Project not found' }
-            : status === 'REQUESTED'
+            : status === 'REQUESTED' || status === 'APPROVED'
               ? null
               : { status: 409, message: `Cannot edit a project that is ${status}` };
         assert.deepEqual(got, want, `${role.label} on ${status}/approval ${approval}`);

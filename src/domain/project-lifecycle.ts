@@ -164,15 +164,18 @@ export function decideProjectAction(
 export const availableActions = (actor: Actor, project: Project): ProjectAction[] =>
   PROJECT_ACTIONS.filter((a) => !(decideProjectAction(actor, project, a, project.updatedAt) instanceof AppError));
 
+/** The states in which the owner may still change the details: until printing starts (interface.md, "The job itself"). */
+export const OWNER_EDITS_DETAILS_IN: readonly ProjectStatus[] = ['REQUESTED', 'APPROVED'];
+
 /**
- * May this actor change the project's name and description (PATCH /api/projects/:id/details)? An
- * admin always; the owner while the request is open, awaiting a decision or rejected, so that a
- * rejected request can be corrected before asking again; anyone else who may see the project 403,
- * anyone who may not 404. Returns null, or the refusal.
+ * May this actor change the project's details, its name, description and job (PATCH
+ * /api/projects/:id/details)? An admin always; the owner until printing starts (REQUESTED, awaiting
+ * a decision or rejected, so that a rejected request can be corrected before asking again, or
+ * APPROVED); anyone else who may see the project 403, anyone who may not 404. Returns null, or the refusal.
  */
 export function decideDetailsEdit(actor: Actor, project: Project): AppError | null {
   if (actor.role === 'ADMIN') return null;
   if (!maySeeProject(actor, project)) return errors.projectNotFound();
   if (project.pocId !== actor.id) return errors.forbidden();
-  return project.status === 'REQUESTED' ? null : errors.invalidTransition('edit', project.status);
+  return OWNER_EDITS_DETAILS_IN.includes(project.status) ? null : errors.invalidTransition('edit', project.status);
 }

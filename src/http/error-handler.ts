@@ -119,6 +119,12 @@ function validationMessage(err: FastifyError): string {
     case 'minimum':
       detail = `must be at least ${String(limit)}`;
       break;
+    case 'maxItems':
+      detail = `must have at most ${String(limit)} entries`;
+      break;
+    case 'format':
+      detail = first.params.format === 'date' ? 'must be a real date written YYYY-MM-DD' : `must be a valid ${String(first.params.format)}`;
+      break;
   }
   const field = path.join('.');
   if (err.validationContext === 'body') return `${field ? labelOf(field) : 'The request body'} ${detail}`;

@@ -1,4 +1,5 @@
 import { Type } from '@fastify/type-provider-typebox';
+import { ITEMS, ITEM_MAX_LENGTH, MAX_LENGTH } from '../domain/limits.js';
 import { APPROVAL_STATUSES, DOCUMENT_TYPES, PI_STATUSES, PROJECT_STATUSES, ROLES } from '../domain/model.js';
 
 /** JSON shapes of the API, for validation and for /api/openapi.json. */
@@ -58,6 +59,47 @@ export const Approval = Type.Object({
   decidedAt: NullableString({ format: 'date-time' }),
 });
 
+const atMost = (n: number) => `at most ${n} characters`;
+
+/** A job's line as answered. */
+export const JobItem = Type.Object({
+  id: Type.String(),
+  description: Type.String(),
+  quantity: Type.Integer(),
+  unit: Type.String(),
+  size: NullableString(),
+  stock: NullableString({ description: 'paper or material' }),
+  colours: NullableString({ description: 'e.g. 4/4, 4/0, CMYK + Pantone 286' }),
+  finishing: NullableString(),
+  notes: NullableString(),
+});
+
+/** A job's line as sent (domain/job.ts checks the rest: blank text, lengths). */
+export const JobItemInput = Type.Object(
+  {
+    id: Type.Optional(Type.String({ description: "the id of one of the project's lines, to keep that line; without, a new line" })),
+    description: Type.String({ description: `required, ${atMost(ITEM_MAX_LENGTH.description)}` }),
+    quantity: Type.Integer({ minimum: ITEMS.minQuantity, maximum: ITEMS.maxQuantity, description: 'a whole number' }),
+    unit: Type.Optional(NullableString({ description: `${atMost(ITEM_MAX_LENGTH.unit)}; default ${ITEMS.defaultUnit}` })),
+    size: Type.Optional(NullableString({ description: atMost(ITEM_MAX_LENGTH.size) })),
+    stock: Type.Optional(NullableString({ description: `paper or material, ${atMost(ITEM_MAX_LENGTH.stock)}` })),
+    colours: Type.Optional(NullableString({ description: atMost(ITEM_MAX_LENGTH.colours) })),
+    finishing: Type.Optional(NullableString({ description: atMost(ITEM_MAX_LENGTH.finishing) })),
+    notes: Type.Optional(NullableString({ description: atMost(ITEM_MAX_LENGTH.notes) })),
+  },
+  { additionalProperties: false },
+);
+
+/** The job's fields of POST /api/projects, PATCH /api/projects/:id and …/details: each optional; null clears. */
+export const JobInput = {
+  reference: Type.Optional(NullableString({ description: `the customer's own order or PO number, ${atMost(MAX_LENGTH.reference)}` })),
+  dueDate: Type.Optional(NullableString({ format: 'date', description: "the promised delivery date, YYYY-MM-DD in the shop's time zone (TIMEZONE)" })),
+  deliveryAddress: Type.Optional(NullableString({ description: atMost(MAX_LENGTH.deliveryAddress) })),
+  items: Type.Optional(
+    Type.Array(JobItemInput, { maxItems: ITEMS.maxLines, description: `the job's lines, the whole list (at most ${ITEMS.maxLines}); [] removes them all` }),
+  ),
+};
+
 export const Project = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -67,6 +109,11 @@ export const Project = Type.Object({
   status: enumOf(PROJECT_STATUSES),
   piStatus: enumOf(PI_STATUSES),
   approval: Nullable(Approval),
+  reference: NullableString({ description: "the customer's own order or PO number" }),
+  dueDate: NullableString({ format: 'date', description: "the promised delivery date, YYYY-MM-DD in the shop's time zone" }),
+  deliveryAddress: NullableString(),
+  overdue: Type.Boolean({ description: 'dueDate is before today (in TIMEZONE) and the project is neither DELIVERED nor CANCELLED' }),
+  items: Type.Array(JobItem, { description: "the job's lines, in order" }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -104,7 +151,7 @@ export const ProjectDetail = Type.Object({
   ...Project.properties,
   files: Type.Array(FileUpload),
   allowedActions: Type.Array(Type.String(), { description: 'lifecycle actions the caller may take now' }),
-  canEditDetails: Type.Boolean({ description: 'whether the caller may change the name and description now (PATCH /api/projects/:id/details)' }),
+  canEditDetails: Type.Boolean({ description: 'whether the caller may change the name, description and job now (PATCH /api/projects/:id/details)' }),
   uploads: Type.Record(Type.String(), NullableString(), {
     description: 'per document type: null when the caller may upload it now, else the reason it would be refused',
   }),

@@ -1,6 +1,7 @@
 import { typeMismatch } from '../domain/content-types.js';
 import { duplicatesOf } from '../domain/duplicates.js';
-import type { ActivityEntryWithNames, FileUpload, FileUploadWithNames, ProjectWithNames, User } from '../domain/model.js';
+import { isOverdue } from '../domain/due.js';
+import type { ActivityEntryWithNames, FileUpload, FileUploadWithNames, JobItem, ProjectWithNames, User } from '../domain/model.js';
 
 /**
  * What leaves the server. Each presenter whitelists its fields, so a new column never leaks (no password, hash or storage key).
@@ -25,7 +26,21 @@ export const presentCreatedTeamMember = (u: User) => ({ ...presentTeamMember(u),
 
 export const presentSessionUser = (u: User) => ({ id: u.id, name: u.name, email: u.email, role: u.role });
 
-export const presentProject = (p: ProjectWithNames) => ({
+/** One line of a job. */
+export const presentJobItem = (l: JobItem) => ({
+  id: l.id,
+  description: l.description,
+  quantity: l.quantity,
+  unit: l.unit,
+  size: l.size,
+  stock: l.stock,
+  colours: l.colours,
+  finishing: l.finishing,
+  notes: l.notes,
+});
+
+/** A project; `today` (YYYY-MM-DD in the shop's time zone) decides whether it is overdue. */
+export const presentProject = (p: ProjectWithNames, today: string) => ({
   id: p.id,
   name: p.name,
   description: p.description,
@@ -40,6 +55,11 @@ export const presentProject = (p: ProjectWithNames) => ({
     decidedByName: p.approval.decidedByName,
     decidedAt: p.approval.decidedAt,
   },
+  reference: p.reference,
+  dueDate: p.dueDate,
+  deliveryAddress: p.deliveryAddress,
+  overdue: isOverdue(p, today),
+  items: p.items.map(presentJobItem),
   createdAt: p.createdAt,
   updatedAt: p.updatedAt,
 });

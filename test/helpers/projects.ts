@@ -9,8 +9,24 @@ import type { Client, TestService } from './service.js';
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 export const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-/** The fields of a project as JSON (interface.md, Projects), sorted; pocName is ours, added beside pocId. */
-export const PROJECT_KEYS = ['approval', 'createdAt', 'description', 'id', 'name', 'piStatus', 'pocId', 'pocName', 'status', 'updatedAt'];
+/** The fields of a project as JSON (interface.md, Projects and "The job itself"), sorted; pocName is ours, added beside pocId. */
+export const PROJECT_KEYS = [
+  'approval',
+  'createdAt',
+  'deliveryAddress',
+  'description',
+  'dueDate',
+  'id',
+  'items',
+  'name',
+  'overdue',
+  'piStatus',
+  'pocId',
+  'pocName',
+  'reference',
+  'status',
+  'updatedAt',
+];
 
 /** The two notifications every project change sends, in order (specification part 6). */
 export const changeEvents = (projectId: string) => [

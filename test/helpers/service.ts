@@ -103,8 +103,11 @@ export interface TestService {
   login(email: string, password: string): Promise<Client>;
   /** createUser + login. */
   signIn(role: Role, opts?: { email?: string; name?: string }): Promise<{ user: User; client: Client; password: string }>;
-  /** Creates a project straight in the database, in any state. */
-  createProject(pocId: string, opts?: { name?: string; status?: ProjectStatus; piStatus?: PiStatus; approval?: ApprovalStatus | null }): Promise<Project>;
+  /** Creates a project straight in the database, in any state (with a due date and reference when given). */
+  createProject(
+    pocId: string,
+    opts?: { name?: string; status?: ProjectStatus; piStatus?: PiStatus; approval?: ApprovalStatus | null; dueDate?: string | null; reference?: string | null },
+  ): Promise<Project>;
 }
 
 let counter = 0;
@@ -160,7 +163,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
         createdAt: now,
         updatedAt: now,
       };
-      await deps.store.projects.insert(project);
+      await deps.store.projects.insert({ ...project, dueDate: opts.dueDate ?? null, reference: opts.reference ?? null });
       return project;
     },
   };

@@ -37,6 +37,8 @@ export interface Page<T> {
 export interface Stats {
   projects: { total: number; byStatus: Record<ProjectStatus, number>; rejected: number };
   documents: { total: number; byType: Record<DocumentType, number> };
+  /** Open projects overdue, due today, due today or in the next 6 days. */
+  due: { overdue: number; today: number; week: number };
   team?: { total: number; active: number; byRole: Record<Role, number> };
 }
 

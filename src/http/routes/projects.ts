@@ -1,27 +1,35 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { createProject, editProjectDetails, getProject, listProjects, patchProject, runProjectAction } from '../../actions/projects.js';
-import { APPROVAL_STATUSES, DOCUMENT_TYPES, PROJECT_STATUSES, type Actor, type ApprovalStatus, type Project as ProjectModel } from '../../domain/model.js';
+import { todayOf } from '../../deps.js';
+import { DUE_FILTERS, type DueFilter } from '../../domain/due.js';
+import { APPROVAL_STATUSES, DOCUMENT_TYPES, PI_STATUSES, PROJECT_STATUSES, type Actor, type ApprovalStatus, type PiStatus, type Project as ProjectModel } from '../../domain/model.js';
 import { PROJECT_ACTIONS, type ProjectAction, availableActions, decideDetailsEdit } from '../../domain/project-lifecycle.js';
 import { uploadRefusal } from '../../domain/upload-policy.js';
 import { presentFiles, presentProject } from '../../presenters/index.js';
 import { actorOf } from '../session.js';
-import { IdParams, Limit, NullableString, Project, ProjectDetail, errorRef, pageOf } from '../schemas.js';
+import { IdParams, JobInput, Limit, NullableString, Project, ProjectDetail, enumOf, errorRef, pageOf } from '../schemas.js';
 import { type App, type RouteContext, withRequestLog } from './context.js';
 
 /** Projects (interface.md) and their lifecycle actions (domain/project-lifecycle.ts). */
 export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
+  /** A project as answered: `overdue` against today in the shop's time zone. */
+  const present = (p: Parameters<typeof presentProject>[0]) => presentProject(p, todayOf(deps));
+
   app.post(
     '/api/projects',
     {
       onRequest: hooks.requireSession,
       schema: {
         tags: ['projects'],
-        summary: 'Create a project (status REQUESTED); an ADMIN may name its POC',
-        body: Type.Object({ name: Type.String(), description: Type.Optional(NullableString()), pocId: Type.Optional(Type.String()) }, { additionalProperties: false }),
+        summary: 'Create a project (status REQUESTED), with the job if known; an ADMIN may name its POC',
+        body: Type.Object(
+          { name: Type.String(), description: Type.Optional(NullableString()), pocId: Type.Optional(Type.String()), ...JobInput },
+          { additionalProperties: false },
+        ),
         response: { 201: Project, 400: errorRef, 401: errorRef },
       },
     },
-    async (req, reply) => reply.code(201).send(presentProject(await createProject(withRequestLog(deps, req), actorOf(req), req.body))),
+    async (req, reply) => reply.code(201).send(present(await createProject(withRequestLog(deps, req), actorOf(req), req.body))),
   );
 
   app.get(
@@ -30,31 +38,46 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
       onRequest: hooks.requireSession,
       schema: {
         tags: ['projects'],
-        summary: 'Projects the caller may see, newest first',
+        summary: 'Projects the caller may see, newest first or by due date',
         querystring: Type.Object({
           status: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...PROJECT_STATUSES] })),
           pocId: Type.Optional(Type.String()),
           approval: Type.Optional(
             Type.Unsafe<string>({ type: 'string', enum: [...APPROVAL_STATUSES], description: 'approval status; PENDING also matches projects without a decision yet' }),
           ),
-          q: Type.Optional(Type.String({ description: 'name contains (case-insensitive)' })),
+          piStatus: Type.Optional(enumOf(PI_STATUSES)),
+          due: Type.Optional(
+            Type.Unsafe<DueFilter>({
+              type: 'string',
+              enum: [...DUE_FILTERS],
+              description: "open projects (not DELIVERED or CANCELLED) by due date, against today in TIMEZONE: overdue (before today), today, week (today or the next 6 days)",
+            }),
+          ),
+          sort: Type.Optional(
+            Type.Unsafe<'newest' | 'due'>({ type: 'string', enum: ['newest', 'due'], description: 'newest first (default), or earliest due date first with projects without one last' }),
+          ),
+          q: Type.Optional(Type.String({ description: "name, reference or the POC's name contains (case-insensitive)" })),
           limit: Limit,
-          cursor: Type.Optional(Type.String()),
+          cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page, with the same sort' })),
         }),
         response: { 200: pageOf(Project), 400: errorRef, 401: errorRef },
       },
     },
     async (req) => {
-      const { status, pocId, approval, q, limit, cursor } = req.query;
+      const { status, pocId, approval, piStatus, due, sort, q, limit, cursor } = req.query;
       const result = await listProjects(deps, actorOf(req), {
         status: status as ProjectModel['status'] | undefined,
         approval: approval as ApprovalStatus | undefined,
+        piStatus: piStatus as PiStatus | undefined,
+        due,
+        sort,
         pocId,
         q,
         limit: limit ?? 50,
         cursor,
       });
-      return { items: result.items.map(presentProject), nextCursor: result.nextCursor };
+      const today = todayOf(deps);
+      return { items: result.items.map((p) => presentProject(p, today)), nextCursor: result.nextCursor };
     },
   );
 
@@ -67,7 +90,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
     async (req) => {
       const actor = actorOf(req);
       const { project, files } = await getProject(deps, actor, req.params.id);
-      return { ...presentProject(project), files: presentFiles(files), ...permissions(actor, project) };
+      return { ...present(project), files: presentFiles(files), ...permissions(actor, project) };
     },
   );
 
@@ -77,10 +100,11 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
       onRequest: hooks.requireSession,
       schema: {
         tags: ['projects'],
-        summary: 'Correct any field of a project (ADMIN)',
+        summary: 'Correct any field of a project, the job included (ADMIN)',
         params: IdParams,
         body: Type.Object(
           {
+            ...JobInput,
             name: Type.Optional(Type.String()),
             description: Type.Optional(NullableString()),
             pocId: Type.Optional(Type.String()),
@@ -93,7 +117,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
         response: { 200: Project, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef },
       },
     },
-    async (req) => presentProject(await patchProject(withRequestLog(deps, req), actorOf(req), req.params.id, req.body)),
+    async (req) => present(await patchProject(withRequestLog(deps, req), actorOf(req), req.params.id, req.body)),
   );
 
   app.patch(
@@ -102,13 +126,13 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
       onRequest: hooks.requireSession,
       schema: {
         tags: ['projects'],
-        summary: 'Change the name and description: an ADMIN, or the owner while the request awaits a decision or is rejected',
+        summary: 'Change the name, description and job: an ADMIN at any time, the owner until printing starts (REQUESTED or APPROVED)',
         params: IdParams,
-        body: Type.Object({ name: Type.Optional(Type.String()), description: Type.Optional(NullableString()) }, { additionalProperties: false }),
-        response: { 200: Project, 400: errorRef, 401: errorRef, 404: errorRef, 409: errorRef },
+        body: Type.Object({ name: Type.Optional(Type.String()), description: Type.Optional(NullableString()), ...JobInput }, { additionalProperties: false }),
+        response: { 200: Project, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef },
       },
     },
-    async (req) => presentProject(await editProjectDetails(withRequestLog(deps, req), actorOf(req), req.params.id, req.body)),
+    async (req) => present(await editProjectDetails(withRequestLog(deps, req), actorOf(req), req.params.id, req.body)),
   );
 
   app.post(
@@ -126,7 +150,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
     async (req) => {
       const body = req.body as { note?: unknown } | undefined;
       const note = typeof body?.note === 'string' && body.note.trim() ? body.note.trim() : null;
-      return presentProject(await runProjectAction(withRequestLog(deps, req), actorOf(req), req.params.id, req.params.action, note));
+      return present(await runProjectAction(withRequestLog(deps, req), actorOf(req), req.params.id, req.params.action, note));
     },
   );
 }

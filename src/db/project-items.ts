@@ -1,0 +1,50 @@
+import type { JobItem } from '../domain/model.js';
+import type { DB } from './index.js';
+import { toJobItem } from './rows.js';
+
+/** A job's lines (migration 013), kept in the order they were sent. The projects repository reads them with its projects. */
+export function projectItemsRepo(db: DB) {
+  return {
+    /** The lines of each of these projects, in order; a project without lines is missing from the map. */
+    async forProjects(projectIds: readonly string[]): Promise<Map<string, JobItem[]>> {
+      const lines = new Map<string, JobItem[]>();
+      if (!projectIds.length) return lines;
+      const rows = await db
+        .selectFrom('project_items')
+        .selectAll()
+        .where('project_id', 'in', projectIds)
+        .orderBy('project_id')
+        .orderBy('position')
+        .execute();
+      for (const row of rows) {
+        const list = lines.get(row.project_id);
+        if (list) list.push(toJobItem(row));
+        else lines.set(row.project_id, [toJobItem(row)]);
+      }
+      return lines;
+    },
+    /** Makes these the project's lines, in this order (ids kept as given). Callers run it in their transaction. */
+    async replace(projectId: string, items: readonly JobItem[]): Promise<void> {
+      await db.deleteFrom('project_items').where('project_id', '=', projectId).execute();
+      if (!items.length) return;
+      await db
+        .insertInto('project_items')
+        .values(
+          items.map((l, position) => ({
+            id: l.id,
+            project_id: projectId,
+            position,
+            description: l.description,
+            quantity: l.quantity,
+            unit: l.unit,
+            size: l.size,
+            stock: l.stock,
+            colours: l.colours,
+            finishing: l.finishing,
+            notes: l.notes,
+          })),
+        )
+        .execute();
+    },
+  };
+}
