@@ -39,7 +39,8 @@ export function readForm(req: FastifyRequest, config: { maxUploadBytes: number; 
     log: req.log,
     async form() {
       const form: UploadForm = { projectId: undefined, fileType: undefined, file: undefined };
-      for (let next; parts && !(next = await parts.next()).done; ) {
+      if (!parts) return form; // not a form: none of the fields (check 2)
+      for (let next = await parts.next(); !next.done; next = await parts.next()) {
         const part = next.value;
         if (part.type === 'field') {
           form[part.fieldname] = part.value;
@@ -54,7 +55,7 @@ export function readForm(req: FastifyRequest, config: { maxUploadBytes: number; 
       return form;
     },
     async end() {
-      while (parts && !(await parts.next()).done);
+      if (parts) while (!(await parts.next()).done);
     },
     async close() {
       await file?.release();
