@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Role, User } from '../src/domain/model.js';
+import { labelOf } from '../src/domain/labels.js';
 import { sha256sum } from './helpers/checksum.js';
 import { failWrites } from './helpers/faults.js';
 import { Client, type Response, type TestService, startTestService } from './helpers/service.js';
@@ -248,6 +249,24 @@ describe('Idempotency-Key on POST /api/upload', () => {
       assert.equal(res.status, 409, res.text);
       assert.deepEqual(res.body, { error: 'Idempotency-Key was already used for a different upload' });
       await assertNothingStoredSince(svc, before);
+    }
+  });
+
+  test('a retry whose projectId or fileType holds a NUL is a 400 naming the field, as a first request is, and stores nothing', async () => {
+    const p = await project();
+    const data = pdf('nul retry');
+    const key = `nul-${randomBytes(8).toString('hex')}`;
+    assert.equal((await send(poc, form(p.id, 'PO', { data }), key)).status, 201);
+    for (const { label, fileFirst } of ORDERS) {
+      for (const [parts, field] of [
+        [form(`${p.id}\u0000`, 'PO', { data }, fileFirst), 'projectId'],
+        [form(p.id, 'PO\u0000', { data }, fileFirst), 'fileType'],
+      ] as const) {
+        const before = await storedState(svc, [p.id]);
+        const res = await send(poc, parts, key);
+        assert.deepEqual([res.status, res.body], [400, { error: `${labelOf(field)} must not contain NUL characters` }], `${field}, ${label}`);
+        await assertNothingStoredSince(svc, before);
+      }
     }
   });
 

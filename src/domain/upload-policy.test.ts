@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { AppError } from '../errors.js';
 import type { Actor, Approval, ApprovalStatus, DocumentType, PiStatus, ProjectStatus, Role } from './model.js';
-import { checkUploadFields, uploadRefusal } from './upload-policy.js';
+import { type UploadProject, decideUpload } from './upload-policy.js';
 
 /**
- * Specification 4.1 checks 2 to 7. Every expectation below is written from the specification's
+ * Specification 4.1 checks 2 to 7, all made by decideUpload. Every expectation below is written from the specification's
  * wording (parts 3, 4.1 and 7), not from the implementation's helpers.
  */
 
@@ -28,6 +28,7 @@ const TYPE_VALUES: DocumentType[] = ['PO', 'CHALLAN', 'INVOICE'];
 
 const CALLER_ID = 'caller-1';
 const OTHER_ID = 'someone-else-2';
+const PROJECT_ID = 'project-1';
 
 interface Case {
   role: Role;
@@ -57,10 +58,21 @@ function expected(c: Case): Refusal {
 const approvalRecord = (status: ApprovalStatus | null): Approval | null =>
   status === null ? null : { status, note: null, decidedById: OTHER_ID, decidedAt: '2024-01-01T00:00:00.000Z' };
 
-function actual(c: Case): Refusal {
+async function actual(c: Case): Promise<Refusal> {
   const actor: Actor = { id: CALLER_ID, role: c.role };
   const project = { pocId: c.owner ? CALLER_ID : OTHER_ID, status: c.status, piStatus: c.piStatus, approval: approvalRecord(c.approval) };
-  return asRefusal(uploadRefusal(actor, project, c.fileType));
+  return refusalOf(actor, project, c.fileType);
+}
+
+/** Checks 4 to 7: a well-formed request for `fileType` on the project the store holds (undefined: none). */
+async function refusalOf(actor: Actor, project: UploadProject | undefined, fileType: DocumentType): Promise<Refusal> {
+  const decision = await decideUpload(actor, { hasFile: true, projectId: PROJECT_ID, fileType }, async (id) => (id === PROJECT_ID ? project : undefined));
+  if (!(decision instanceof Error)) {
+    assert.equal(decision.project, project, 'an allowed upload goes to the project found');
+    assert.equal(decision.type, fileType);
+    return null;
+  }
+  return asRefusal(decision);
 }
 
 function asRefusal(err: AppError | null): Refusal {
@@ -71,8 +83,8 @@ function asRefusal(err: AppError | null): Refusal {
 
 const label = (c: Case) => `${c.role} ${c.owner ? 'owner' : 'not owner'}, ${c.status}/${c.piStatus}/approval ${c.approval ?? 'none'}, ${c.fileType}`;
 
-describe('uploadRefusal (checks 4 to 7)', () => {
-  test('hand-written rows', () => {
+describe('decideUpload: checks 4 to 7', () => {
+  test('hand-written rows', async () => {
     const rows: [Case, Refusal][] = [
       // Admins skip the ownership and approval checks but not the status rules.
       [{ role: 'ADMIN', owner: false, status: 'REQUESTED', piStatus: 'PENDING', approval: null, fileType: 'PO' }, PO_EARLY],
@@ -102,12 +114,12 @@ describe('uploadRefusal (checks 4 to 7)', () => {
       [{ role: 'CLIENT', owner: true, status: 'APPROVED', piStatus: 'VERIFIED', approval: 'APPROVED', fileType: 'INVOICE' }, INVOICE_EARLY],
     ];
     for (const [c, refusal] of rows) {
-      assert.deepEqual(actual(c), refusal, label(c));
+      assert.deepEqual(await actual(c), refusal, label(c));
       assert.deepEqual(expected(c), refusal, `the table's rule agrees with the hand-written row: ${label(c)}`);
     }
   });
 
-  test('every combination of role × owner × status × piStatus × approval × fileType', () => {
+  test('every combination of role × owner × status × piStatus × approval × fileType', async () => {
     let count = 0;
     const outcomes = new Map<string, number>();
     for (const role of ROLE_VALUES)
@@ -118,7 +130,7 @@ describe('uploadRefusal (checks 4 to 7)', () => {
               for (const fileType of TYPE_VALUES) {
                 const c: Case = { role, owner, status, piStatus, approval, fileType };
                 const want = expected(c);
-                assert.deepEqual(actual(c), want, label(c));
+                assert.deepEqual(await actual(c), want, label(c));
                 const key = want ? want[1] : 'allowed';
                 outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
                 count++;
@@ -131,56 +143,72 @@ describe('uploadRefusal (checks 4 to 7)', () => {
     );
   });
 
-  test('check 4: a missing project is 404 for every role and type, before any other check', () => {
+  test('check 4: a missing project is 404 for every role and type, before any other check', async () => {
     for (const role of ROLE_VALUES)
       for (const fileType of TYPE_VALUES) {
-        assert.deepEqual(asRefusal(uploadRefusal({ id: CALLER_ID, role }, undefined, fileType)), NOT_FOUND, `${role} ${fileType}`);
+        assert.deepEqual(await refusalOf({ id: CALLER_ID, role }, undefined, fileType), NOT_FOUND, `${role} ${fileType}`);
       }
   });
 
-  test('the decision reads only role, ownership, status, piStatus and approval status', () => {
+  test('the decision reads only role, ownership, status, piStatus and approval status', async () => {
     // Other approval fields (note, decider, date) make no difference.
     const base = { pocId: CALLER_ID, status: 'REQUESTED' as const, piStatus: 'VERIFIED' as const };
     const withNote = { ...base, approval: { status: 'APPROVED' as const, note: 'ok', decidedById: null, decidedAt: null } };
-    assert.deepEqual(asRefusal(uploadRefusal({ id: CALLER_ID, role: 'POC' }, withNote, 'PO')), PO_EARLY);
+    assert.deepEqual(await refusalOf({ id: CALLER_ID, role: 'POC' }, withNote, 'PO'), PO_EARLY);
     const rejected = { ...base, approval: { status: 'REJECTED' as const, note: 'no', decidedById: OTHER_ID, decidedAt: null } };
-    assert.deepEqual(asRefusal(uploadRefusal({ id: CALLER_ID, role: 'POC' }, rejected, 'PO')), NOT_READY);
+    assert.deepEqual(await refusalOf({ id: CALLER_ID, role: 'POC' }, rejected, 'PO'), NOT_READY);
   });
 });
 
-describe('checkUploadFields (checks 2 and 3)', () => {
-  const FILE_TYPES: (string | undefined)[] = [undefined, '', 'PO', 'CHALLAN', 'INVOICE', 'po', 'Challan', 'invoice', 'RECEIPT', 'PO ', ' PO', 'P0', 'PO,CHALLAN'];
-  const PROJECT_IDS: (string | undefined)[] = [undefined, '', 'project-1'];
+describe('decideUpload: checks 2 and 3, before the project is read', () => {
+  const FILE_TYPES: (string | undefined)[] = [undefined, '', '  ', 'PO', 'CHALLAN', 'INVOICE', 'po', 'Challan', 'invoice', 'RECEIPT', 'PO ', ' PO', 'P0', 'PO,CHALLAN'];
+  const PROJECT_IDS: (string | undefined)[] = [undefined, '', ' \t', 'project-1'];
+  const ADMIN: Actor = { id: CALLER_ID, role: 'ADMIN' };
+  /** A project every type may be uploaded to by an admin: what follows check 3 allows. */
+  const OPEN = { pocId: OTHER_ID, status: 'DELIVERED', piStatus: 'VERIFIED', approval: null } satisfies UploadProject;
 
-  /** Check 2: any of file, projectId, fileType missing or empty; then check 3: fileType not exactly PO, CHALLAN or INVOICE. */
-  function expectedFields(hasFile: boolean, projectId: string | undefined, fileType: string | undefined) {
-    if (!hasFile || projectId === undefined || projectId === '' || fileType === undefined || fileType === '') return FIELDS_REQUIRED;
+  /** Check 2: any of file, projectId, fileType missing, empty (or blank); then check 3: fileType not exactly PO, CHALLAN or INVOICE. */
+  function expectedFields(hasFile: boolean, projectId: string | undefined, fileType: string | undefined): Refusal {
+    if (!hasFile || projectId === undefined || projectId.trim() === '' || fileType === undefined || fileType.trim() === '') return FIELDS_REQUIRED;
     if (fileType !== 'PO' && fileType !== 'CHALLAN' && fileType !== 'INVOICE') return INVALID_TYPE;
-    return { fileType, projectId };
+    return null;
   }
 
-  test('hand-written rows', () => {
-    assert.deepEqual(checkUploadFields({ hasFile: true, projectId: 'p', fileType: 'PO' }), { fileType: 'PO', projectId: 'p' });
-    assert.deepEqual(checkUploadFields({ hasFile: true, projectId: 'p', fileType: 'INVOICE' }), { fileType: 'INVOICE', projectId: 'p' });
-    assert.deepEqual(asRefusal(checkUploadFields({ hasFile: false, projectId: 'p', fileType: 'PO' }) as AppError), FIELDS_REQUIRED);
-    assert.deepEqual(asRefusal(checkUploadFields({ hasFile: true, projectId: undefined, fileType: 'PO' }) as AppError), FIELDS_REQUIRED);
-    assert.deepEqual(asRefusal(checkUploadFields({ hasFile: true, projectId: 'p', fileType: '' }) as AppError), FIELDS_REQUIRED);
+  /** The decision, and the ids the project was asked for. */
+  async function decide(hasFile: boolean, projectId: string | undefined, fileType: string | undefined) {
+    const asked: string[] = [];
+    const decision = await decideUpload(ADMIN, { hasFile, projectId, fileType }, async (id) => (asked.push(id), OPEN));
+    return { refusal: decision instanceof Error ? asRefusal(decision) : null, decision, asked };
+  }
+
+  test('hand-written rows', async () => {
+    assert.deepEqual((await decide(true, 'p', 'PO')).decision, { project: OPEN, type: 'PO' });
+    assert.deepEqual((await decide(true, 'p', 'INVOICE')).decision, { project: OPEN, type: 'INVOICE' });
+    assert.deepEqual((await decide(false, 'p', 'PO')).refusal, FIELDS_REQUIRED);
+    assert.deepEqual((await decide(true, undefined, 'PO')).refusal, FIELDS_REQUIRED);
+    assert.deepEqual((await decide(true, 'p', '')).refusal, FIELDS_REQUIRED);
+    assert.deepEqual((await decide(true, '   ', 'PO')).refusal, FIELDS_REQUIRED);
     // Missing fields are reported before an invalid type.
-    assert.deepEqual(asRefusal(checkUploadFields({ hasFile: false, projectId: 'p', fileType: 'RECEIPT' }) as AppError), FIELDS_REQUIRED);
-    assert.deepEqual(asRefusal(checkUploadFields({ hasFile: true, projectId: 'p', fileType: 'RECEIPT' }) as AppError), INVALID_TYPE);
-    assert.deepEqual(asRefusal(checkUploadFields({ hasFile: true, projectId: 'p', fileType: 'po' }) as AppError), INVALID_TYPE);
+    assert.deepEqual((await decide(false, 'p', 'RECEIPT')).refusal, FIELDS_REQUIRED);
+    assert.deepEqual((await decide(true, 'p', 'RECEIPT')).refusal, INVALID_TYPE);
+    assert.deepEqual((await decide(true, 'p', 'po')).refusal, INVALID_TYPE);
   });
 
-  test('every combination of file × projectId × fileType', () => {
+  test('every combination of file × projectId × fileType; the project is read only once both pass', async () => {
     let count = 0;
     for (const hasFile of [true, false])
       for (const projectId of PROJECT_IDS)
         for (const fileType of FILE_TYPES) {
-          const got = checkUploadFields({ hasFile, projectId, fileType });
+          const { refusal, decision, asked } = await decide(hasFile, projectId, fileType);
           const want = expectedFields(hasFile, projectId, fileType);
           const what = `file ${hasFile}, projectId ${JSON.stringify(projectId)}, fileType ${JSON.stringify(fileType)}`;
-          if (Array.isArray(want)) assert.deepEqual(got instanceof Error ? asRefusal(got as AppError) : got, want, what);
-          else assert.deepEqual(got, want, what);
+          assert.deepEqual(refusal, want, what);
+          if (want === null) {
+            assert.deepEqual(decision, { project: OPEN, type: fileType }, what);
+            assert.deepEqual(asked, [projectId], `${what}: the project named by the form is read`);
+          } else {
+            assert.deepEqual(asked, [], `${what}: refused before the project is read`);
+          }
           count++;
         }
     assert.equal(count, 2 * PROJECT_IDS.length * FILE_TYPES.length);

@@ -1,6 +1,8 @@
 import type { Deps } from '../deps.js';
 import type { Actor, FileUpload } from '../domain/model.js';
 import { errors } from '../errors.js';
+import { uploadDocument } from './index.js';
+import type { FormSource } from './read-form.js';
 
 /** How long a key answers with its first upload (interface.md: 24 h). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -17,7 +19,7 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
   return header;
 }
 
-/** What a retried request asks for, read without storing anything (http/receive-upload.ts, readUploadRequest). */
+/** What a retried request asks for, read without storing anything (read-form.ts, summary). */
 export interface UploadRequestSummary {
   projectId?: string;
   fileType?: string;
@@ -40,19 +42,13 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * so a retry is processed afresh. A first request that recorded its upload but could not mark the
  * claim with it (the database failed in between) has its upload found by a retry, by what it is.
  */
-export async function uploadOnce(
-  deps: Pick<Deps, 'store'>,
-  actor: Actor,
-  key: string,
-  upload: () => Promise<FileUpload>,
-  readRetry: () => Promise<UploadRequestSummary>,
-): Promise<FileUpload> {
+export async function uploadOnce(deps: Deps, actor: Actor, key: string, form: FormSource): Promise<FileUpload> {
   const keys = deps.store.idempotencyKeys;
   const now = Date.now();
   if (await keys.claim(actor.id, key, iso(now), iso(now - IDEMPOTENCY_TTL_MS), iso(now - IDEMPOTENCY_ABANDONED_MS))) {
     let file: FileUpload;
     try {
-      file = await upload();
+      file = await uploadDocument(deps, actor, form);
     } catch (err) {
       await keys.release(actor.id, key).catch(() => {});
       throw err;
@@ -60,7 +56,7 @@ export async function uploadOnce(
     await keys.complete(actor.id, key, file.id);
     return file;
   }
-  const retry = await readRetry();
+  const retry = await form.summary();
   const claim = await keys.find(actor.id, key);
   if (!claim) throw errors.idempotencyKeyInProgress();
   if (claim.fileUploadId === null) {

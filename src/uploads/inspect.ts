@@ -89,7 +89,7 @@ export class DocumentInspector extends Transform {
 }
 
 /**
- * The same inspection of a document read whole into memory (a small one: http/receive-upload.ts),
+ * The same inspection of a document read whole into memory (a small one: received-file.ts),
  * without the streams: fed each chunk as it arrives, so the hashing (on the spot when small, on the
  * hashing thread otherwise) goes on while the rest is read.
  */

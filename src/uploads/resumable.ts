@@ -1,23 +1,21 @@
 import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Metadata, Server } from '@tus/server';
-import { recordDocument } from '../actions/upload-document.js';
 import type { Deps } from '../deps.js';
 import { isUnspecific } from '../domain/content-types.js';
 import { cleanContentType, cleanFilename } from '../domain/documents.js';
-import type { Actor, DocumentType, FileUpload, Project } from '../domain/model.js';
+import type { Actor } from '../domain/model.js';
 import type { ResumableUpload } from '../db/resumable-uploads.js';
 import { AppError, errors } from '../errors.js';
 import { drainUnreadBody } from '../http/timeouts.js';
 import { newId } from '../ids.js';
 import { type ResumableStore, createResumableStore } from '../storage/index.js';
 import { admitType } from './admit-type.js';
-import { checkUpload } from './checks.js';
-import { DocumentInspector, detectType } from './inspect.js';
+import { checkUpload } from './check.js';
+import { type IncomingFile, type UploadSource, uploadDocument } from './index.js';
+import { DocumentInspector, type Inspection, detectType } from './inspect.js';
 import { LeaseLocker } from './lease-locker.js';
-import { admitAndPlace } from './place.js';
 import { RunningHashes } from './running-hash.js';
 import { type TusRequest, sendTusResponse, tusRequest } from './tus-request.js';
 
@@ -57,8 +55,8 @@ const tusError = (status: number, message: string) => ({ status_code: status, bo
  * or in S3 multipart uploads with STORAGE_DRIVER=s3: storage/index.ts), locked per upload
  * across instances by a lease in the database (uploads/lease-locker.ts). The service's own route
  * checks each request first (session, checks 1–7 on creation, ownership afterwards) and hands it
- * over with `handle`; completion runs the same steps as POST /api/upload (uploads/place.ts,
- * recordDocument) on the assembled bytes, hashed while they arrived where this instance saw them all.
+ * over with `handle`; completion is an upload like POST /api/upload's (uploadDocument) from the
+ * assembled bytes, hashed while they arrived where this instance saw them all.
  */
 export async function createResumableUploads(deps: Deps) {
   const { log } = deps;
@@ -96,7 +94,7 @@ export async function createResumableUploads(deps: Deps) {
       if (!row || !(await deps.store.resumableUploads.claimFinish(upload.id, new Date().toISOString()))) return {};
       const discard = () => bytes.discard(upload.id).catch((err: unknown) => log.error({ err }, 'could not remove a finished resumable upload'));
       try {
-        const file = await completeResumable(deps, context.actor, row, bytes, upload.offset, await hashes.take(upload.id, upload.offset));
+        const file = await uploadDocument(deps, context.actor, finishedUpload(row, bytes, upload.offset, await hashes.take(upload.id, upload.offset), log));
         await deps.store.resumableUploads.finished(upload.id, { fileUploadId: file.id });
         // A creation that carried the whole file (creation-with-upload) still reads the upload to make its answer.
         if (req.method === 'POST') context.afterAnswer = discard;
@@ -190,54 +188,53 @@ function parseMetadata(header: string | string[] | undefined): Record<string, st
 }
 
 /**
- * A finished resumable upload becomes a document by the same steps as POST /api/upload: checks 4–7
- * again (the project may have moved on since creation), the type rule and step 8, then steps 9–11.
- * When this instance hashed every byte as it arrived (`known`), the assembled bytes go into storage
- * as they are (a local file adopted without a copy); otherwise they are read once through the
- * inspector, hashed and recognised on the way.
+ * A finished resumable upload as an upload source: its form is the creation's metadata (checked again:
+ * the project may have moved on since), its file the assembled bytes. When this instance hashed every
+ * byte as it arrived (`known`), they go into storage as they are (a local file adopted without a
+ * copy); otherwise they are read once through the inspector, hashed and recognised on the way.
  */
-async function completeResumable(
-  deps: Deps,
-  actor: Actor,
+function finishedUpload(
   row: ResumableUpload,
   bytes: ResumableStore,
   size: number,
   known: { sha256: string; head: Buffer } | undefined,
-): Promise<FileUpload> {
-  const { project, type } = await checkUpload(deps, actor, { hasFile: true, projectId: row.projectId, fileType: row.fileType });
-  const doc = { filename: row.filename, contentType: row.contentType };
-  const assembled = await bytes.assembled(row.id);
-  if (known) {
-    const detectedType = await detectType(known.head);
-    try {
-      const placed = await admitAndPlace(deps, project.id, type, 'file' in assembled ? { ...doc, file: assembled.file, detectedType } : { ...doc, body: assembled.body, detectedType });
-      return await recordDocument(deps, actor, project, type, placed, { ...doc, size, sha256: known.sha256, detectedType });
-    } finally {
-      if ('body' in assembled) assembled.body.destroy(); // unread when refused by type; done otherwise
-    }
-  }
-  return inspectAndPlace(deps, actor, project, type, doc, size, 'file' in assembled ? fs.createReadStream(assembled.file) : assembled.body);
-}
-
-async function inspectAndPlace(
-  deps: Deps,
-  actor: Actor,
-  project: Project,
-  type: DocumentType,
-  doc: { filename: string; contentType: string },
-  size: number,
-  source: Readable,
-): Promise<FileUpload> {
-  const inspector = new DocumentInspector();
-  const feeding = pipeline(source, inspector);
-  feeding.catch(() => {}); // the consumer below sees the failure
-  let placed;
-  try {
-    placed = await admitAndPlace(deps, project.id, type, { ...doc, body: inspector, detectedType: await inspector.detected });
-  } catch (err) {
-    inspector.destroy();
-    throw err;
-  }
-  await feeding;
-  return recordDocument(deps, actor, project, type, placed, { ...doc, size, ...inspector.result() });
+  log: UploadSource['log'],
+): UploadSource {
+  let inspected: Inspection | undefined;
+  const file: IncomingFile = {
+    filename: row.filename,
+    contentType: row.contentType,
+    async read(consume) {
+      const assembled = await bytes.assembled(row.id);
+      if (known) {
+        const detectedType = await detectType(known.head);
+        inspected = { sha256: known.sha256, detectedType };
+        try {
+          return await consume('file' in assembled ? { file: assembled.file, detectedType } : { body: assembled.body, detectedType });
+        } finally {
+          if ('body' in assembled) assembled.body.destroy(); // unread when refused by type; done otherwise
+        }
+      }
+      const inspector = new DocumentInspector();
+      const feeding = pipeline('file' in assembled ? fs.createReadStream(assembled.file) : assembled.body, inspector);
+      feeding.catch(() => {}); // the consumer below sees the failure
+      let placed;
+      try {
+        placed = await consume({ body: inspector, detectedType: await inspector.detected });
+      } catch (err) {
+        inspector.destroy();
+        throw err;
+      }
+      await feeding;
+      inspected = inspector.result();
+      return placed;
+    },
+    inspection: () => ({ size, ...inspected! }),
+  };
+  return {
+    log,
+    form: async () => ({ projectId: row.projectId, fileType: row.fileType, file }),
+    end: async () => {},
+    close: async () => {},
+  };
 }

@@ -4,7 +4,8 @@ import { todayOf } from '../../deps.js';
 import { DUE_FILTERS, type DueFilter } from '../../domain/due.js';
 import { APPROVAL_STATUSES, DOCUMENT_TYPES, PI_STATUSES, PROJECT_STATUSES, type Actor, type ApprovalStatus, type PiStatus, type Project as ProjectModel } from '../../domain/model.js';
 import { PROJECT_ACTIONS, type ProjectAction, availableActions, decideDetailsEdit } from '../../domain/project-lifecycle.js';
-import { uploadRefusal } from '../../domain/upload-policy.js';
+import { decideUpload } from '../../domain/upload-policy.js';
+import { AppError } from '../../errors.js';
 import { presentFiles, presentProject } from '../../presenters/index.js';
 import { actorOf } from '../session.js';
 import { IdParams, JobInput, Limit, NullableString, Project, ProjectDetail, enumOf, errorRef, pageOf } from '../schemas.js';
@@ -90,7 +91,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
     async (req) => {
       const actor = actorOf(req);
       const { project, files } = await getProject(deps, actor, req.params.id);
-      return { ...present(project), files: presentFiles(files), ...permissions(actor, project) };
+      return { ...present(project), files: presentFiles(files), ...(await permissions(actor, project)) };
     },
   );
 
@@ -156,10 +157,17 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
 }
 
 /** What the caller may do with the project now, so clients offer only that (and say why not). */
-function permissions(actor: Actor, project: ProjectModel) {
+async function permissions(actor: Actor, project: ProjectModel) {
+  // The upload checks for a file of each type sent to this project: null, or the refusal it would get.
+  const uploads = await Promise.all(
+    DOCUMENT_TYPES.map(async (fileType) => {
+      const decision = await decideUpload(actor, { hasFile: true, projectId: project.id, fileType }, async () => project);
+      return [fileType, decision instanceof AppError ? decision.message : null] as const;
+    }),
+  );
   return {
     allowedActions: availableActions(actor, project),
     canEditDetails: decideDetailsEdit(actor, project) === null,
-    uploads: Object.fromEntries(DOCUMENT_TYPES.map((t) => [t, uploadRefusal(actor, project, t)?.message ?? null])),
+    uploads: Object.fromEntries(uploads),
   };
 }

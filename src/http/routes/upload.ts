@@ -2,8 +2,9 @@ import multipart from '@fastify/multipart';
 import { Type } from '@fastify/type-provider-typebox';
 import { errors } from '../../errors.js';
 import { presentUpload } from '../../presenters/index.js';
+import { uploadDocument } from '../../uploads/index.js';
 import { idempotencyKeyOf, uploadOnce } from '../../uploads/idempotency.js';
-import { readUploadRequest, receiveUpload } from '../receive-upload.js';
+import { readForm } from '../../uploads/read-form.js';
 import { actorOf } from '../session.js';
 import { DOCUMENT_TYPES } from '../../domain/model.js';
 import { UploadResult, enumOf, errorRef } from '../schemas.js';
@@ -53,11 +54,11 @@ export async function uploadRoutes(app: App, { deps, hooks }: RouteContext) {
       try {
         key = idempotencyKeyOf(req.headers['idempotency-key']);
       } catch (err) {
-        req.raw.resume(); // answered before the body: read and drop it, as receiveUpload does
+        req.raw.resume(); // answered before the body: read and drop it, as a refused upload's is
         throw err;
       }
-      const receive = () => receiveUpload(req, deps, actor);
-      const file = await (key === undefined ? receive() : uploadOnce(deps, actor, key, receive, () => readUploadRequest(req, deps.config.maxUploadBytes))).catch((err: unknown) => {
+      const form = readForm(req, deps.config);
+      const file = await (key === undefined ? uploadDocument(deps, actor, form) : uploadOnce(deps, actor, key, form)).catch((err: unknown) => {
         // Already answered (a body timed out: 408, http/timeouts.ts): the failure of the body it cut is that answer, not an error of ours.
         if (reply.sent) return null;
         throw err;
