@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { type AllowedTypes, parseAllowedTypes } from './domain/content-types.js';
+import { isCurrencyCode } from './domain/money.js';
 
 /** Every setting of the service. Read from the environment once, at start-up, by {@link loadConfig}. */
 export interface Config {
@@ -44,6 +45,8 @@ export interface Config {
   mail: MailConfig;
   /** TIMEZONE: the shop's IANA time zone; "today" (due dates, overdue) is the date there. */
   timeZone: string;
+  /** CURRENCY: the ISO 4217 code a PI and a payment are in when none is sent (INR). */
+  currency: string;
 }
 
 /** Email (issue 12): the transport, the outbox dispatcher's pace, and password-reset links. */
@@ -177,6 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: text(env, 'METRICS_TOKEN') ?? null,
     mail: parseMail(env, publicUrl),
     timeZone: parseTimeZone(text(env, 'TIMEZONE')),
+    currency: parseCurrency(text(env, 'CURRENCY')),
   };
 }
 
@@ -189,6 +193,13 @@ function parseTimeZone(raw: string | undefined): string {
   } catch {
     throw new ConfigError(`TIMEZONE must be an IANA time zone name such as Asia/Kolkata or America/Los_Angeles, got "${raw}"`);
   }
+}
+
+/** An ISO 4217 code Intl knows (domain/money.ts); unset, INR. */
+function parseCurrency(raw: string | undefined): string {
+  if (raw === undefined) return 'INR';
+  if (!isCurrencyCode(raw)) throw new ConfigError(`CURRENCY must be an ISO 4217 currency code in capitals such as INR or USD, got "${raw}"`);
+  return raw;
 }
 
 function parseMail(env: Env, publicUrl: string): MailConfig {

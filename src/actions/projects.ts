@@ -4,6 +4,8 @@ import type { ProjectFields, ProjectFilter } from '../db/projects.js';
 import {
   type Actor,
   type ApprovalStatus,
+  type Payment,
+  type PiFigures,
   type PiStatus,
   type FileUploadWithNames,
   type Project,
@@ -18,6 +20,7 @@ import { type DueFilter, dueRange } from '../domain/due.js';
 import { JOB_FIELDS, type JobChange, type JobField, type LineDraft, jobChanges, parseJob, resolveLines } from '../domain/job.js';
 import { type ProjectAction, decideDetailsEdit, decideProjectAction } from '../domain/project-lifecycle.js';
 import { textRefusal } from '../domain/limits.js';
+import { piCurrencyRefusal } from '../domain/pi.js';
 import { maySeeProject } from '../domain/visibility.js';
 import { AppError, errors } from '../errors.js';
 import { newId } from '../ids.js';
@@ -26,7 +29,7 @@ import { notifyProjectChanged } from '../realtime/index.js';
 import { recordProjectActivity } from './record-activity.js';
 
 /** After a project change is committed: the same two notifications as an upload. A failed publish is logged, the change stands. */
-async function announce(deps: Pick<Deps, 'realtime' | 'log'>, project: Pick<Project, 'id' | 'pocId'>): Promise<void> {
+export async function announce(deps: Pick<Deps, 'realtime' | 'log'>, project: Pick<Project, 'id' | 'pocId'>): Promise<void> {
   await notifyProjectChanged(deps.realtime, project.id, project.pocId).catch((err: unknown) => deps.log.error({ err }, 'realtime notification failed'));
 }
 
@@ -88,11 +91,12 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime' | 'con
 export const listProjects = (deps: Pick<Deps, 'store' | 'config' | 'clock'>, actor: Actor, { due, ...filter }: Omit<ProjectFilter, 'dueRange'> & { due?: DueFilter }) =>
   deps.store.projects.list(actor, { ...filter, dueRange: due && dueRange(due, todayOf(deps)) });
 
-/** One project the actor may see, with its documents; 404 otherwise. */
-export async function getProject(deps: Pick<Deps, 'store'>, actor: Actor, id: string): Promise<{ project: ProjectWithNames; files: FileUploadWithNames[] }> {
+/** One project the actor may see, with its documents and payments (newest first); 404 otherwise. */
+export async function getProject(deps: Pick<Deps, 'store'>, actor: Actor, id: string): Promise<{ project: ProjectWithNames; files: FileUploadWithNames[]; payments: Payment[] }> {
   const project = await deps.store.projects.findWithNames(id);
   if (!project || !maySeeProject(actor, project)) throw errors.projectNotFound();
-  return { project, files: await deps.store.files.listForProject(id) };
+  const [files, payments] = await Promise.all([deps.store.files.listForProject(id), deps.store.payments.listForProject(id)]);
+  return { project, files, payments };
 }
 
 export interface ProjectPatch extends Partial<Record<JobField, unknown>> {
@@ -198,28 +202,41 @@ function enumField<T extends string>(field: string, values: readonly T[], v: unk
 function changedFields(current: Project, f: ProjectFields): string[] {
   const jobFields: readonly string[] = JOB_FIELDS;
   return (Object.keys(f) as (keyof ProjectFields)[])
-    .filter((k): k is Exclude<keyof ProjectFields, JobField> => !jobFields.includes(k))
+    .filter((k): k is Exclude<keyof ProjectFields, JobField | 'pi'> => !jobFields.includes(k) && k !== 'pi')
     .filter((k) => JSON.stringify(f[k]) !== JSON.stringify(current[k]));
 }
 
-/** POST /api/projects/:id/<action>: one lifecycle step, by the rules of domain/project-lifecycle.ts. */
+/**
+ * POST /api/projects/:id/<action>: one lifecycle step, by the rules of domain/project-lifecycle.ts.
+ * submit-pi comes with the PI's figures (actions/submit-pi.ts checks them), kept on the project
+ * and in the activity entry.
+ */
 export async function runProjectAction(
   deps: Pick<Deps, 'store' | 'realtime' | 'config' | 'log'>,
   actor: Actor,
   id: string,
   action: ProjectAction,
   note: string | null,
+  figures?: PiFigures,
 ): Promise<ProjectWithNames> {
   const tooLong = textRefusal('note', note);
   if (tooLong) throw tooLong;
+  // A PI is never submitted without its figures (interface.md, "The PI and payments").
+  if (action === 'submit-pi' && !figures) throw errors.invalidField('number', 'is required');
   const now = nowIso();
   const updated = await deps.store.transaction(async (store) => {
     const current = await store.projects.findById(id, { forUpdate: true });
     if (!current) throw errors.projectNotFound();
-    const decision = decideProjectAction(actor, current, action, now, note);
+    const pi = action === 'submit-pi' && figures ? { ...figures, submittedAt: now, submittedById: actor.id } : undefined;
+    const decision = decideProjectAction(actor, current, action, now, note, pi);
     if (decision instanceof AppError) throw decision;
+    if (pi) {
+      const currencyRefusal = piCurrencyRefusal(pi.currency, await store.payments.currencyOf(id));
+      if (currencyRefusal) throw currencyRefusal;
+    }
     const project = await store.projects.update(id, decision.change, now);
     const details: Record<string, unknown> = { from: { status: current.status, piStatus: current.piStatus }, to: { status: project!.status, piStatus: project!.piStatus } };
+    if (pi) Object.assign(details, { number: pi.number, amount: pi.amount, currency: pi.currency, validUntil: pi.validUntil });
     if (note) details.note = note;
     await recordProjectActivity(store, actor, id, decision.activity, details, now);
     await queueProjectEmails(store, deps.config.mail.batchSeconds, { actor, project: project!, action: decision.activity, details, at: now });

@@ -1,6 +1,7 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
-import type { Approval, ApprovalStatus, JobDetails, PiStatus, Project, ProjectStatus, ProjectWithNames } from '../domain/model.js';
+import type { Approval, ApprovalStatus, JobDetails, Pi, PiStatus, Project, ProjectStatus, ProjectWithNames } from '../domain/model.js';
 import type { Database, DB } from './index.js';
+import { paymentsRepo } from './payments.js';
 import { projectItemsRepo } from './project-items.js';
 import { reusable } from './reusable.js';
 import { type Page, type ProjectRowWithNames, decodeCursor, decodeDueCursor, encodeCursor, encodeDueCursor, olderThan, toProject, toProjectWithNames } from './rows.js';
@@ -36,6 +37,8 @@ export interface ProjectFields extends Partial<JobDetails> {
   status?: ProjectStatus;
   piStatus?: PiStatus;
   approval?: Approval;
+  /** The PI's figures as submitted (submit-pi), replacing earlier ones. */
+  pi?: Pi;
 }
 
 /**
@@ -88,15 +91,18 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
       .selectFrom('projects')
       .leftJoin('users as poc', 'poc.id', 'projects.poc_id')
       .leftJoin('users as decider', 'decider.id', 'projects.approval_decided_by_id')
+      .leftJoin('users as pi_submitter', 'pi_submitter.id', 'projects.pi_submitted_by_id')
       .selectAll('projects')
-      .select(['poc.name as poc_name', 'decider.name as approval_decided_by_name']);
+      .select(['poc.name as poc_name', 'decider.name as approval_decided_by_name', 'pi_submitter.name as pi_submitted_by_name']);
 
   const items = projectItemsRepo(db);
+  const payments = paymentsRepo(db);
 
-  /** Rows as answers show them: each with its lines, read in one more query for them all. */
+  /** Rows as answers show them: each with its lines and the sum of its payments, read in two more queries for them all. */
   const withItems = async (rows: ProjectRowWithNames[]): Promise<ProjectWithNames[]> => {
-    const lines = await items.forProjects(rows.map((r) => r.id));
-    return rows.map((r) => toProjectWithNames(r, lines.get(r.id) ?? []));
+    const ids = rows.map((r) => r.id);
+    const [lines, paid] = await Promise.all([items.forProjects(ids), payments.paidFor(ids)]);
+    return rows.map((r) => toProjectWithNames(r, lines.get(r.id) ?? [], paid.get(r.id) ?? 0));
   };
 
   /** One project with the names and its lines, as answers show it. */
@@ -214,6 +220,14 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
           reference: f.reference,
           due_date: f.dueDate,
           delivery_address: f.deliveryAddress,
+          ...(f.pi && {
+            pi_number: f.pi.number,
+            pi_amount: f.pi.amount,
+            pi_currency: f.pi.currency,
+            pi_valid_until: f.pi.validUntil,
+            pi_submitted_at: f.pi.submittedAt,
+            pi_submitted_by_id: f.pi.submittedById,
+          }),
           ...(f.approval && {
             approval_status: f.approval.status,
             approval_note: f.approval.note,

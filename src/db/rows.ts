@@ -7,6 +7,7 @@ import type {
   FileUpload,
   FileUploadWithNames,
   JobItem,
+  Payment,
   PiStatus,
   Project,
   ProjectStatus,
@@ -15,7 +16,7 @@ import type {
   User,
 } from '../domain/model.js';
 import { errors } from '../errors.js';
-import type { ActivityLogTable, FileUploadsTable, ProjectItemsTable, ProjectsTable, UsersTable } from './schema.js';
+import type { ActivityLogTable, FileUploadsTable, PaymentsTable, ProjectItemsTable, ProjectsTable, UsersTable } from './schema.js';
 
 /** Row → domain object mappers: the one place where column names meet field names. */
 
@@ -55,11 +56,15 @@ export const toProject = (r: Selectable<ProjectsTable>): Project => ({
   updatedAt: r.updated_at,
 });
 
-/** A projects row with its POC's name and its approval's decider's name (LEFT JOINs on users). */
-export type ProjectRowWithNames = Selectable<ProjectsTable> & { poc_name: string | null; approval_decided_by_name: string | null };
+/** A projects row with the names of its POC, its approval's decider and its PI's submitter (LEFT JOINs on users). */
+export type ProjectRowWithNames = Selectable<ProjectsTable> & {
+  poc_name: string | null;
+  approval_decided_by_name: string | null;
+  pi_submitted_by_name: string | null;
+};
 
-/** A project as answers show it, with the lines its repository reads beside it. */
-export const toProjectWithNames = (r: ProjectRowWithNames, items: JobItem[]): ProjectWithNames => {
+/** A project as answers show it, with the lines and the sum of payments its repository reads beside it. */
+export const toProjectWithNames = (r: ProjectRowWithNames, items: JobItem[], paid: number): ProjectWithNames => {
   const project = toProject(r);
   return {
     ...project,
@@ -69,8 +74,34 @@ export const toProjectWithNames = (r: ProjectRowWithNames, items: JobItem[]): Pr
     dueDate: r.due_date,
     deliveryAddress: r.delivery_address,
     items,
+    // A PI is there once submitted: its number, amount and submitter are set together (db/projects.ts update).
+    pi:
+      r.pi_number !== null && r.pi_amount !== null && r.pi_currency !== null && r.pi_submitted_at !== null && r.pi_submitted_by_id !== null
+        ? {
+            number: r.pi_number,
+            amount: Number(r.pi_amount),
+            currency: r.pi_currency,
+            validUntil: r.pi_valid_until,
+            submittedAt: r.pi_submitted_at,
+            submittedById: r.pi_submitted_by_id,
+            submittedByName: r.pi_submitted_by_name,
+          }
+        : null,
+    paid,
   };
 };
+
+export const toPayment = (r: Selectable<PaymentsTable>): Payment => ({
+  id: r.id,
+  projectId: r.project_id,
+  amount: Number(r.amount),
+  currency: r.currency,
+  receivedOn: r.received_on,
+  method: r.method,
+  reference: r.reference,
+  recordedById: r.recorded_by_id,
+  createdAt: r.created_at,
+});
 
 export const toJobItem = (r: Selectable<ProjectItemsTable>): JobItem => ({
   id: r.id,

@@ -6,6 +6,7 @@ export interface Tables {
   sessions: SessionsTable;
   projects: ProjectsTable;
   project_items: ProjectItemsTable;
+  payments: PaymentsTable;
   file_uploads: FileUploadsTable;
   storage_names: StorageNamesTable;
   activity_log: ActivityLogTable;
@@ -64,6 +65,27 @@ export interface ProjectsTable {
   reference: string | null;
   due_date: string | null;
   delivery_address: string | null;
+  /** The PI's figures (migration 015): null until one is submitted; replaced by a new submission. Amounts in minor units. */
+  pi_number: string | null;
+  pi_amount: ColumnType<number | null, number | null, number | null>;
+  pi_currency: string | null;
+  pi_valid_until: string | null;
+  pi_submitted_at: string | null;
+  pi_submitted_by_id: string | null;
+}
+
+/** A payment received for a project (migration 015): an amount in the currency's minor units. */
+export interface PaymentsTable {
+  id: string;
+  project_id: string;
+  amount: ColumnType<number, number, never>;
+  currency: string;
+  /** YYYY-MM-DD, in the shop's time zone */
+  received_on: string;
+  method: string | null;
+  reference: string | null;
+  recorded_by_id: string;
+  created_at: string;
 }
 
 /** A job's line (migration 013), in its project's order by `position` (0, 1, …). */

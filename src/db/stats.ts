@@ -57,6 +57,44 @@ export function statsRepo(db: DB) {
         .executeTakeFirstOrThrow();
       return { overdue: Number(row.overdue), today: Number(row.today), week: Number(row.week) };
     },
+    /** Submitted PIs an admin has yet to verify or reject (a cancelled project's no longer waits). */
+    async piAwaitingVerification(scope: Scope): Promise<number> {
+      const row = await db
+        .selectFrom('projects')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('pi_status', '=', 'SUBMITTED')
+        .where('status', '!=', 'CANCELLED')
+        .where(visibleTo(scope))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    /**
+     * What is still owed, per currency: the sum of the positive balances (the PI's amount less the
+     * project's payments) of the PIs submitted or verified, on projects not cancelled. Each balance
+     * is exact; their total may pass 2^53, so it is summed by the database (SQLite's 64-bit
+     * integers, PostgreSQL's numeric) and read as text, exactly.
+     */
+    async outstanding(scope: Scope): Promise<{ currency: string; amount: bigint; projects: number }[]> {
+      const paid = db.selectFrom('payments').select(['project_id', sql<number>`sum(amount)`.as('paid')]).groupBy('project_id').as('paid');
+      const balance = sql<number>`projects.pi_amount - coalesce(paid.paid, 0)`;
+      const rows = await db
+        .selectFrom('projects')
+        .leftJoin(paid, 'paid.project_id', 'projects.id')
+        .select([
+          'projects.pi_currency as currency',
+          sql<string>`cast(sum(${balance}) as text)`.as('amount'),
+          (eb) => eb.fn.countAll<number>().as('n'),
+        ])
+        .where('projects.pi_amount', 'is not', null)
+        .where('projects.pi_status', 'in', ['SUBMITTED', 'VERIFIED'])
+        .where('projects.status', '!=', 'CANCELLED')
+        .where(sql<SqlBool>`${balance} > 0`)
+        .where(visibleTo(scope))
+        .groupBy('projects.pi_currency')
+        .orderBy('projects.pi_currency')
+        .execute();
+      return rows.map((r) => ({ currency: r.currency!, amount: BigInt(r.amount), projects: Number(r.n) }));
+    },
     async team(): Promise<{ role: string; active: boolean; n: number }[]> {
       const rows = await db
         .selectFrom('users')

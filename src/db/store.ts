@@ -5,6 +5,7 @@ import { idempotencyKeysRepo } from './idempotency-keys.js';
 import type { Database } from './index.js';
 import { loginFailuresRepo } from './login-failures.js';
 import { emailOptoutsRepo, outboxRepo, passwordResetsRepo } from './mail.js';
+import { paymentsRepo } from './payments.js';
 import { projectItemsRepo } from './project-items.js';
 import { projectsRepo } from './projects.js';
 import { resumableUploadsRepo } from './resumable-uploads.js';
@@ -85,6 +86,7 @@ function repositories({ db, dialect }: Database) {
     sessions: () => sessionsRepo(db, dialect),
     projects: () => projectsRepo(db, dialect),
     projectItems: () => projectItemsRepo(db),
+    payments: () => paymentsRepo(db),
     files: () => filesRepo(db, dialect),
     storageNames: () => storageNamesRepo(db, dialect),
     idempotencyKeys: () => idempotencyKeysRepo(db),

@@ -20,6 +20,8 @@ export const ACTIVITY_ACTIONS = [
   'PROJECT_DISPATCHED',
   'PROJECT_DELIVERED',
   'PROJECT_CANCELLED',
+  // An admin recorded a payment received (interface.md, "The PI and payments").
+  'PAYMENT_RECORDED',
   // Specification part 2: <FILETYPE>_UPLOADED.
   'PO_UPLOADED',
   'CHALLAN_UPLOADED',

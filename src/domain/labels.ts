@@ -21,6 +21,12 @@ export const FIELD_LABELS: Record<string, string> = {
   dueDate: 'Due date',
   deliveryAddress: 'Delivery address',
   items: 'Items',
+  number: 'PI number',
+  amount: 'Amount',
+  currency: 'Currency',
+  validUntil: 'Valid until',
+  receivedOn: 'Received on',
+  method: 'Method',
 };
 
 /** A field, or a job line's field by its place in `items` ("items.2.quantity" is "Line 3 quantity"). */

@@ -17,6 +17,10 @@ export const MAX_LENGTH = {
   /** The customer's own order or PO number. */
   reference: 100,
   deliveryAddress: 1000,
+  /** The PI's number (POST /api/projects/:id/submit-pi). */
+  number: 100,
+  /** How a payment came (bank transfer, cheque, UPI, …). */
+  method: 100,
 } as const;
 export type LimitedField = keyof typeof MAX_LENGTH;
 

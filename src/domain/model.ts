@@ -41,6 +41,35 @@ export interface Project {
   updatedAt: string;
 }
 
+/** A PI's figures (interface.md, "The PI and payments"): the amount in minor units of `currency`. */
+export interface PiFigures {
+  number: string;
+  amount: number;
+  currency: string;
+  /** YYYY-MM-DD, or null when the PI names no date. */
+  validUntil: string | null;
+}
+
+/** The PI as the project keeps it: its figures, who submitted them and when (the last submission's). */
+export interface Pi extends PiFigures {
+  submittedAt: string;
+  submittedById: string;
+}
+
+/** A payment received for a project, recorded by an ADMIN: the amount in minor units of `currency`. */
+export interface Payment {
+  id: string;
+  projectId: string;
+  amount: number;
+  currency: string;
+  /** YYYY-MM-DD in the shop's time zone. */
+  receivedOn: string;
+  method: string | null;
+  reference: string | null;
+  recordedById: string;
+  createdAt: string;
+}
+
 /** What a project records about the job besides its lines (interface.md, "The job itself"). */
 export interface JobDetails {
   /** The customer's own order or PO number. */
@@ -124,6 +153,13 @@ export interface ProjectWithNames extends Omit<Project, 'approval'>, JobDetails 
   pocName: string | null;
   approval: ApprovalWithNames | null;
   items: JobItem[];
+  pi: PiWithNames | null;
+  /** The sum of the project's payments, in minor units (0 without any). */
+  paid: number;
+}
+
+export interface PiWithNames extends Pi {
+  submittedByName: string | null;
 }
 
 export interface FileUploadWithNames extends FileUpload {

@@ -1,6 +1,6 @@
 import { AppError, errors } from '../errors.js';
 import type { ActivityAction } from './activity.js';
-import type { Actor, Approval, PiStatus, Project, ProjectStatus } from './model.js';
+import type { Actor, Approval, Pi, PiStatus, Project, ProjectStatus } from './model.js';
 import { maySeeProject } from './visibility.js';
 
 /**
@@ -32,7 +32,7 @@ interface ActionRule {
   allowedFrom: (p: Project) => boolean;
   /** The owner (not an admin) may act only in these states; defaults to allowedFrom. */
   ownerAllowedFrom?: (p: Project) => boolean;
-  apply: (p: Project, actor: Actor, now: string, note: string | null) => ProjectChange;
+  apply: (p: Project, actor: Actor, now: string, note: string | null, pi: Pi | undefined) => ProjectChange;
   /** What the activity log calls it (domain/activity.ts). */
   activity: ActivityAction;
 }
@@ -42,6 +42,8 @@ export interface ProjectChange {
   status?: ProjectStatus;
   piStatus?: PiStatus;
   approval?: Approval;
+  /** submit-pi's figures (checked by domain/pi.ts), replacing a rejected PI's. */
+  pi?: Pi;
 }
 
 const status = (p: Project) => p.status;
@@ -85,7 +87,8 @@ export const LIFECYCLE: Record<ProjectAction, ActionRule> = {
     describeState: piUnless('CANCELLED', 'DELIVERED'),
     allowedFrom: (p) =>
       (p.piStatus === 'PENDING' || p.piStatus === 'REJECTED') && p.status !== 'CANCELLED' && p.status !== 'DELIVERED',
-    apply: () => ({ piStatus: 'SUBMITTED' }),
+    // verify-pi and reject-pi keep the figures; a rejected PI comes back with new ones.
+    apply: (_p, _actor, _now, _note, pi) => ({ piStatus: 'SUBMITTED', ...(pi && { pi }) }),
     activity: 'PI_SUBMITTED',
   },
   'verify-pi': {
@@ -146,6 +149,7 @@ export function decideProjectAction(
   action: ProjectAction,
   now: string,
   note: string | null = null,
+  pi?: Pi,
 ): { change: ProjectChange; activity: ActivityAction } | AppError {
   const rule = LIFECYCLE[action];
   const isAdmin = actor.role === 'ADMIN';
@@ -157,7 +161,7 @@ export function decideProjectAction(
   if (rule.who === 'admin-or-owner' && !isAdmin && !isOwner) return errors.forbidden();
   const allowed = !isAdmin && rule.ownerAllowedFrom ? rule.ownerAllowedFrom(project) : rule.allowedFrom(project);
   if (!allowed) return errors.invalidTransition(action.replace('-', ' '), rule.describeState(project));
-  return { change: rule.apply(project, actor, now, note), activity: rule.activity };
+  return { change: rule.apply(project, actor, now, note, pi), activity: rule.activity };
 }
 
 /** The actions this actor may take on this project right now (for clients to offer). */

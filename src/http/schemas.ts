@@ -1,5 +1,6 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { ITEMS, ITEM_MAX_LENGTH, MAX_LENGTH } from '../domain/limits.js';
+import { MAX_AMOUNT } from '../domain/money.js';
 import { APPROVAL_STATUSES, DOCUMENT_TYPES, PI_STATUSES, PROJECT_STATUSES, ROLES } from '../domain/model.js';
 
 /** JSON shapes of the API, for validation and for /api/openapi.json. */
@@ -100,6 +101,54 @@ export const JobInput = {
   ),
 };
 
+const minorUnits = (what: string) => `${what}, a whole number of the currency's minor units (paise for INR)`;
+
+/** The PI's figures as a project carries them (null until one is submitted). */
+export const Pi = Type.Object({
+  number: Type.String(),
+  amount: Type.Integer({ description: minorUnits('the amount') }),
+  currency: Type.String({ description: 'ISO 4217' }),
+  validUntil: NullableString({ format: 'date' }),
+  submittedAt: Type.String({ format: 'date-time' }),
+  submittedById: Type.String(),
+  submittedByName: NullableString({ description: "the submitter's name" }),
+});
+
+export const Payment = Type.Object({
+  id: Type.String(),
+  amount: Type.Integer({ description: minorUnits('the amount') }),
+  currency: Type.String({ description: 'ISO 4217' }),
+  receivedOn: Type.String({ format: 'date' }),
+  method: NullableString(),
+  reference: NullableString(),
+  recordedById: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+/** POST /api/projects/:id/submit-pi's body (domain/pi.ts checks the values). */
+export const PiSubmission = Type.Object(
+  {
+    number: Type.String({ description: `the PI's number, required, ${atMost(MAX_LENGTH.number)}` }),
+    amount: Type.Integer({ description: `${minorUnits('the amount')}, more than 0, at most ${MAX_AMOUNT}` }),
+    currency: Type.Optional(NullableString({ description: 'ISO 4217 in capitals; default the CURRENCY setting (INR)' })),
+    validUntil: Type.Optional(NullableString({ description: 'YYYY-MM-DD' })),
+    note: Type.Optional(NullableString({ description: `${atMost(MAX_LENGTH.note)}, kept in the activity entry` })),
+  },
+  { additionalProperties: false },
+);
+
+/** POST /api/projects/:id/payments' body (domain/pi.ts checks the values). */
+export const PaymentInput = Type.Object(
+  {
+    amount: Type.Integer({ description: `${minorUnits('the amount')}, more than 0, at most ${MAX_AMOUNT} (and the project's payments together too)` }),
+    receivedOn: Type.String({ description: "YYYY-MM-DD, not after today in the shop's time zone (TIMEZONE)" }),
+    currency: Type.Optional(NullableString({ description: "ISO 4217; default the PI's currency, or CURRENCY before any PI; another than the PI's is a 400" })),
+    method: Type.Optional(NullableString({ description: `bank transfer, cheque, UPI, …; ${atMost(MAX_LENGTH.method)}` })),
+    reference: Type.Optional(NullableString({ description: `the bank's or cheque's reference, ${atMost(MAX_LENGTH.reference)}` })),
+  },
+  { additionalProperties: false },
+);
+
 export const Project = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -114,6 +163,9 @@ export const Project = Type.Object({
   deliveryAddress: NullableString(),
   overdue: Type.Boolean({ description: 'dueDate is before today (in TIMEZONE) and the project is neither DELIVERED nor CANCELLED' }),
   items: Type.Array(JobItem, { description: "the job's lines, in order" }),
+  pi: Nullable(Pi),
+  paid: Type.Integer({ description: minorUnits("the sum of the project's payments") }),
+  balance: Type.Union([Type.Integer(), Type.Null()], { description: "the PI's amount less the payments (negative when overpaid); null without a PI" }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -150,6 +202,7 @@ export const FileUpload = Type.Object({
 export const ProjectDetail = Type.Object({
   ...Project.properties,
   files: Type.Array(FileUpload),
+  payments: Type.Array(Payment, { description: 'newest first (by the day received)' }),
   allowedActions: Type.Array(Type.String(), { description: 'lifecycle actions the caller may take now' }),
   canEditDetails: Type.Boolean({ description: 'whether the caller may change the name, description and job now (PATCH /api/projects/:id/details)' }),
   uploads: Type.Record(Type.String(), NullableString(), {

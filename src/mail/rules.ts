@@ -1,5 +1,6 @@
 import { type ActivityAction, isActivityAction } from '../domain/activity.js';
 import type { Actor, Project } from '../domain/model.js';
+import { formatMinor, isCurrencyCode } from '../domain/money.js';
 
 /**
  * Who gets an email about which project change (issue 12, "Who gets what"), as one table keyed by
@@ -43,6 +44,10 @@ const uploaded = (type: string): Rule => ({
   label: `${type} uploaded`,
 });
 
+/** "INR 125000.00" from an entry's details (amount in minor units), or '' when they carry none (an older entry). */
+const moneyOf = (details: Record<string, unknown>): string =>
+  Number.isSafeInteger(details.amount) && isCurrencyCode(details.currency) ? `${details.currency} ${formatMinor(details.amount as number, details.currency)}` : '';
+
 export const EMAIL_RULES: Record<ActivityAction, Rule | null> = {
   PROJECT_CREATED: { category: 'approvals', to: admins, label: 'New project', describe: ({ actorName }) => `New project requested by ${actorName}.` },
   // Corrections (an admin's PATCH) and edits of the details send no email.
@@ -50,7 +55,13 @@ export const EMAIL_RULES: Record<ActivityAction, Rule | null> = {
   APPROVAL_REQUESTED: { category: 'approvals', to: admins, label: 'Approval requested again', describe: ({ actorName }) => `${actorName} asked for approval again.` },
   PROJECT_APPROVED: { category: 'approvals', to: poc, label: 'Approved', describe: ({ actorName }) => `Approved by ${actorName}.` },
   PROJECT_REJECTED: { category: 'approvals', to: poc, label: 'Rejected', describe: ({ actorName }) => `Rejected by ${actorName}.` },
-  PI_SUBMITTED: { category: 'pi', to: admins, label: 'PI submitted', describe: ({ actorName }) => `PI submitted by ${actorName}.` },
+  PI_SUBMITTED: {
+    category: 'pi',
+    to: admins,
+    label: 'PI submitted',
+    describe: ({ actorName, details }) =>
+      typeof details.number === 'string' && moneyOf(details) ? `PI ${details.number} for ${moneyOf(details)} submitted by ${actorName}.` : `PI submitted by ${actorName}.`,
+  },
   PI_VERIFIED: { category: 'pi', to: poc, label: 'PI verified', describe: ({ actorName }) => `PI verified by ${actorName}.` },
   PI_REJECTED: { category: 'pi', to: poc, label: 'PI rejected', describe: ({ actorName }) => `PI rejected by ${actorName}.` },
   PRINTING_STARTED: { category: 'progress', to: poc, label: 'Printing started', describe: ({ actorName }) => `Printing started (${actorName}).` },
@@ -62,6 +73,13 @@ export const EMAIL_RULES: Record<ActivityAction, Rule | null> = {
     to: (byPoc) => ({ admins: byPoc, poc: true }),
     label: 'Cancelled',
     describe: ({ actorName }) => `Cancelled by ${actorName}.`,
+  },
+  // The POC hears of the money received for their project; it is the admins' own record.
+  PAYMENT_RECORDED: {
+    category: 'pi',
+    to: poc,
+    label: 'Payment recorded',
+    describe: ({ actorName, details }) => `Payment of ${moneyOf(details) || 'an amount'} received on ${String(details.receivedOn ?? '')} recorded by ${actorName}.`,
   },
   PO_UPLOADED: uploaded('PO'),
   CHALLAN_UPLOADED: uploaded('Challan'),

@@ -1,7 +1,8 @@
 import { typeMismatch } from '../domain/content-types.js';
 import { duplicatesOf } from '../domain/duplicates.js';
 import { isOverdue } from '../domain/due.js';
-import type { ActivityEntryWithNames, FileUpload, FileUploadWithNames, JobItem, ProjectWithNames, User } from '../domain/model.js';
+import type { ActivityEntryWithNames, FileUpload, FileUploadWithNames, JobItem, Payment, ProjectWithNames, User } from '../domain/model.js';
+import { balanceOf } from '../domain/pi.js';
 
 /**
  * What leaves the server. Each presenter whitelists its fields, so a new column never leaks (no password, hash or storage key).
@@ -60,8 +61,31 @@ export const presentProject = (p: ProjectWithNames, today: string) => ({
   deliveryAddress: p.deliveryAddress,
   overdue: isOverdue(p, today),
   items: p.items.map(presentJobItem),
+  pi: p.pi && {
+    number: p.pi.number,
+    amount: p.pi.amount,
+    currency: p.pi.currency,
+    validUntil: p.pi.validUntil,
+    submittedAt: p.pi.submittedAt,
+    submittedById: p.pi.submittedById,
+    submittedByName: p.pi.submittedByName,
+  },
+  paid: p.paid,
+  balance: balanceOf(p.pi, p.paid),
   createdAt: p.createdAt,
   updatedAt: p.updatedAt,
+});
+
+/** A payment (POST /api/projects/:id/payments, and the project's `payments`): the amount in minor units. */
+export const presentPayment = (p: Payment) => ({
+  id: p.id,
+  amount: p.amount,
+  currency: p.currency,
+  receivedOn: p.receivedOn,
+  method: p.method,
+  reference: p.reference,
+  recordedById: p.recordedById,
+  createdAt: p.createdAt,
 });
 
 /** A project's documents as GET /api/projects/:id lists them: each with its checksum, its true type and the earlier upload it repeats. */

@@ -302,7 +302,12 @@ function describeBrowserTests() {
       await hasText(status, 'Approved');
       await hasText(admin.getByTestId('project-approval'), /^Approved by You, /);
       await admin.getByRole('button', { name: 'Submit PI' }).click();
+      // The PI's figures: the amount in rupees, sent in paise.
+      await admin.getByLabel('PI number').fill('PI-2026-014');
+      await admin.getByLabel('Amount').fill('125000.50');
+      await admin.getByRole('button', { name: 'Submit the PI' }).click();
       await hasText(pi, 'Submitted, awaiting verification');
+      await hasText(admin.getByTestId('project-pi-figures'), 'PI-2026-014: INR 125000.50');
       await admin.getByRole('button', { name: 'Verify PI' }).click();
       await hasText(pi, 'Verified');
       assert.equal(await admin.getByRole('button', { name: 'Approve', exact: true }).count(), 0);

@@ -2,7 +2,7 @@
 import type { DocumentType, ProjectStatus, Role } from '../../src/domain/model';
 import type { ProjectAction } from '../../src/domain/project-lifecycle';
 import type { EmailCategory } from '../../src/mail/rules';
-import type { presentAccount, presentActivity, presentFiles, presentProject, presentSessionUser, presentTeamMember } from '../../src/presenters';
+import type { presentAccount, presentActivity, presentFiles, presentPayment, presentProject, presentSessionUser, presentTeamMember } from '../../src/presenters';
 
 // The enumerations and action names are the service's own, so a new status or type reaches the app by itself.
 export { DOCUMENT_TYPES, PROJECT_STATUSES, ROLES } from '../../src/domain/model';
@@ -13,6 +13,7 @@ export type { ProjectAction } from '../../src/domain/project-lifecycle';
 export type SessionUser = ReturnType<typeof presentSessionUser>;
 export type Project = ReturnType<typeof presentProject>;
 export type FileUpload = ReturnType<typeof presentFiles>[number];
+export type Payment = ReturnType<typeof presentPayment>;
 export type ActivityEntry = ReturnType<typeof presentActivity>;
 export type TeamMember = ReturnType<typeof presentTeamMember>;
 export type Account = ReturnType<typeof presentAccount>;
@@ -21,6 +22,8 @@ export { EMAIL_CATEGORIES, type EmailCategory } from '../../src/mail/rules';
 
 export interface ProjectDetail extends Project {
   files: FileUpload[];
+  /** Newest first. */
+  payments: Payment[];
   /** The lifecycle actions the signed-in user may take now. */
   allowedActions: ProjectAction[];
   /** Whether the signed-in user may change the name and description now. */
@@ -126,6 +129,9 @@ export const api = {
   project: (id: string) => request<ProjectDetail>('GET', `/api/projects/${encodeURIComponent(id)}`),
   createProject: (body: { name: string; description?: string; pocId?: string }) => request<Project>('POST', '/api/projects', body),
   editDetails: (id: string, body: { name?: string; description?: string | null }) => request<Project>('PATCH', `/api/projects/${encodeURIComponent(id)}/details`, body),
+  /** The PI with its figures: the amount in minor units of the currency. */
+  submitPi: (id: string, body: { number: string; amount: number; currency: string; note?: string }) =>
+    request<Project>('POST', `/api/projects/${encodeURIComponent(id)}/submit-pi`, body),
   act: (id: string, action: ProjectAction, note?: string) =>
     request<Project>('POST', `/api/projects/${encodeURIComponent(id)}/${action}`, note ? { note } : {}),
 

@@ -75,6 +75,7 @@ const ACTIVITY_LABELS: Record<ActivityAction, string> = {
   PI_SUBMITTED: 'submitted the PI',
   PI_VERIFIED: 'verified the PI',
   PI_REJECTED: 'rejected the PI',
+  PAYMENT_RECORDED: 'recorded a payment',
   PRINTING_STARTED: 'started printing',
   PROJECT_DISPATCHED: 'dispatched the project',
   PROJECT_DELIVERED: 'marked the project delivered',

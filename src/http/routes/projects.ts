@@ -1,15 +1,20 @@
 import { Type } from '@fastify/type-provider-typebox';
+import { authorizePayment, recordPayment } from '../../actions/payments.js';
 import { createProject, editProjectDetails, getProject, listProjects, patchProject, runProjectAction } from '../../actions/projects.js';
+import { submitPi } from '../../actions/submit-pi.js';
 import { todayOf } from '../../deps.js';
 import { DUE_FILTERS, type DueFilter } from '../../domain/due.js';
 import { APPROVAL_STATUSES, DOCUMENT_TYPES, PI_STATUSES, PROJECT_STATUSES, type Actor, type ApprovalStatus, type PiStatus, type Project as ProjectModel } from '../../domain/model.js';
-import { PROJECT_ACTIONS, type ProjectAction, availableActions, decideDetailsEdit } from '../../domain/project-lifecycle.js';
+import { PROJECT_ACTIONS, type ProjectAction, availableActions, decideDetailsEdit, decideProjectAction } from '../../domain/project-lifecycle.js';
 import { decideUpload } from '../../domain/upload-policy.js';
-import { AppError } from '../../errors.js';
-import { presentFiles, presentProject } from '../../presenters/index.js';
+import { AppError, errors } from '../../errors.js';
+import { presentFiles, presentPayment, presentProject } from '../../presenters/index.js';
 import { actorOf } from '../session.js';
-import { IdParams, JobInput, Limit, NullableString, Project, ProjectDetail, enumOf, errorRef, pageOf } from '../schemas.js';
+import { IdParams, JobInput, Limit, NullableString, Payment, PaymentInput, PiSubmission, Project, ProjectDetail, enumOf, errorRef, pageOf } from '../schemas.js';
 import { type App, type RouteContext, withRequestLog } from './context.js';
+
+/** The lifecycle actions whose body is at most a note: submit-pi carries the PI's figures, on a route of its own. */
+const SIMPLE_ACTIONS = PROJECT_ACTIONS.filter((a) => a !== 'submit-pi');
 
 /** Projects (interface.md) and their lifecycle actions (domain/project-lifecycle.ts). */
 export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
@@ -90,8 +95,8 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
     },
     async (req) => {
       const actor = actorOf(req);
-      const { project, files } = await getProject(deps, actor, req.params.id);
-      return { ...present(project), files: presentFiles(files), ...(await permissions(actor, project)) };
+      const { project, files, payments } = await getProject(deps, actor, req.params.id);
+      return { ...present(project), files: presentFiles(files), payments: payments.map(presentPayment), ...(await permissions(actor, project)) };
     },
   );
 
@@ -137,13 +142,52 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
   );
 
   app.post(
+    '/api/projects/:id/submit-pi',
+    {
+      onRequest: hooks.requireSession,
+      // Who may not submit the PI now hears that (404, 403, 409) before anything about the body.
+      preValidation: async (req) => {
+        const current = await deps.store.projects.findById(req.params.id);
+        if (!current) throw errors.projectNotFound();
+        const refusal = decideProjectAction(actorOf(req), current, 'submit-pi', current.updatedAt);
+        if (refusal instanceof AppError) throw refusal;
+      },
+      schema: {
+        tags: ['projects'],
+        summary: 'Submit the PI with its figures (the owner or an ADMIN, while the PI is PENDING or REJECTED): a rejected PI comes back with new figures',
+        params: IdParams,
+        body: PiSubmission,
+        response: { 200: Project, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef },
+      },
+    },
+    async (req) => present(await submitPi(withRequestLog(deps, req), actorOf(req), req.params.id, req.body)),
+  );
+
+  app.post(
+    '/api/projects/:id/payments',
+    {
+      onRequest: hooks.requireSession,
+      // Anyone but an ADMIN hears 403 (or 404) before anything about the body.
+      preValidation: async (req) => authorizePayment(deps, actorOf(req), req.params.id),
+      schema: {
+        tags: ['projects'],
+        summary: "Record a payment received (ADMIN), in the PI's currency (CURRENCY before any PI: an advance)",
+        params: IdParams,
+        body: PaymentInput,
+        response: { 201: Payment, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef },
+      },
+    },
+    async (req, reply) => reply.code(201).send(presentPayment(await recordPayment(withRequestLog(deps, req), actorOf(req), req.params.id, req.body))),
+  );
+
+  app.post(
     '/api/projects/:id/:action',
     {
       onRequest: hooks.requireSession,
       schema: {
         tags: ['projects'],
-        summary: `Take a lifecycle action: ${PROJECT_ACTIONS.join(', ')}`,
-        params: Type.Object({ id: Type.String(), action: Type.Unsafe<ProjectAction>({ type: 'string', enum: [...PROJECT_ACTIONS] }) }),
+        summary: `Take a lifecycle action: ${SIMPLE_ACTIONS.join(', ')} (submit-pi has its own route, with the figures)`,
+        params: Type.Object({ id: Type.String(), action: Type.Unsafe<ProjectAction>({ type: 'string', enum: [...SIMPLE_ACTIONS] }) }),
         description: 'Optional JSON body {"note": "..."}: kept with an approval or rejection and in the activity entry.',
         response: { 200: Project, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef },
       },

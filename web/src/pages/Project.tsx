@@ -4,6 +4,7 @@ import { Link } from 'wouter';
 import { ApiError, DOCUMENT_TYPES, type DocumentType, type FileUpload, type ProjectAction, type ProjectDetail, type Upload, api, sha256OfFile, uploadDocument } from '../api';
 import { ActivityList, ErrorMessage, Field, PageTitle, QueryError, StatusBadge, placeError } from '../components';
 import { MAX_LENGTH } from '../../../src/domain/limits';
+import { formatMinor, isCurrencyCode, minorDigits, parseMajor } from '../../../src/domain/money';
 import { ACTION_LABELS, DOCUMENT_AS, DOCUMENT_LABELS, PI_LABELS, STAGE_LABELS, formatBytes, formatDateTime, personName, stageOf, uploadBlocker } from '../format';
 import { useSession, useUser } from '../session';
 
@@ -75,7 +76,22 @@ function Summary({ project: p }: { project: ProjectDetail }) {
         <div>
           <dt>Proforma invoice (PI)</dt>
           <dd data-testid="project-pi">{PI_LABELS[p.piStatus]}</dd>
+          {p.pi && (
+            <dd className="muted small-text" data-testid="project-pi-figures">
+              {p.pi.number}: {p.pi.currency} {formatMinor(p.pi.amount, p.pi.currency)}
+              {p.pi.validUntil && `, valid until ${p.pi.validUntil}`}
+            </dd>
+          )}
         </div>
+        {(p.pi || p.paid > 0) && (
+          <div>
+            <dt>Paid</dt>
+            <dd data-testid="project-paid">
+              {formatMinor(p.paid, p.pi?.currency ?? p.payments[0]?.currency ?? 'INR')}
+              {p.balance !== null && p.pi && ` (balance ${p.pi.currency} ${formatMinor(p.balance, p.pi.currency)})`}
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Point of contact</dt>
           <dd data-testid="project-poc">{personName(p.pocId, p.pocName, me) ?? '—'}</dd>
@@ -219,8 +235,10 @@ function Actions({ project: p }: { project: ProjectDetail }) {
     },
   });
   const actions = p.allowedActions;
+  const [piOpen, setPiOpen] = useState(false);
   const take = (action: ProjectAction) => {
     if (action === 'cancel') return setConfirming(true);
+    if (action === 'submit-pi') return setPiOpen(true);
     if (!act.isPending) act.mutate(action);
   };
 
@@ -252,6 +270,19 @@ function Actions({ project: p }: { project: ProjectDetail }) {
               </button>
             ))}
           </div>
+          {piOpen && actions.includes('submit-pi') && (
+            <SubmitPiForm
+              project={p}
+              note={note.trim() || undefined}
+              onDone={(updated) => {
+                setPiOpen(false);
+                setNote('');
+                setDone({ text: DONE['submit-pi'], at: updated.updatedAt });
+                void queryClient.invalidateQueries({ queryKey: ['project', p.id] });
+              }}
+              onCancel={() => setPiOpen(false)}
+            />
+          )}
           {confirming && (
             <div className="confirm" role="group" aria-label="Confirm cancellation">
               <p>Cancel this project? Documents can then no longer be uploaded.</p>
@@ -289,6 +320,59 @@ function Actions({ project: p }: { project: ProjectDetail }) {
         </p>
       )}
     </section>
+  );
+}
+
+/**
+ * The PI's number and amount (and currency), asked when "Submit PI" is chosen. The amount is typed
+ * in major units ("125000.50") and sent in minor units, converted with string arithmetic
+ * (src/domain/money.ts), never floating point.
+ */
+function SubmitPiForm({ project: p, note, onDone, onCancel }: { project: ProjectDetail; note?: string; onDone: (updated: { updatedAt: string }) => void; onCancel: () => void }) {
+  const [values, setValues] = useState({ number: p.pi?.number ?? '', amount: '', currency: p.pi?.currency ?? p.payments[0]?.currency ?? 'INR' });
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const set = (field: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [field]: e.target.value }));
+  const send = useMutation({
+    mutationFn: (body: { number: string; amount: number; currency: string; note?: string }) => api.submitPi(p.id, body),
+    onSuccess: onDone,
+    onError: (error) => setFieldErrors(placeError(error, values).fields),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const currency = values.currency.trim().toUpperCase();
+    const errors: Record<string, string> = {};
+    if (!values.number.trim()) errors.number = 'PI number is required';
+    if (!isCurrencyCode(currency)) errors.currency = 'Currency must be an ISO 4217 code, such as INR';
+    const amount = isCurrencyCode(currency) ? parseMajor(values.amount, currency) : null;
+    if (isCurrencyCode(currency) && (amount === null || amount < 1)) {
+      const digits = minorDigits(currency);
+      errors.amount = digits ? `Amount must be a number more than 0, with at most ${digits} digits after the dot` : 'Amount must be a whole number more than 0';
+    }
+    setFieldErrors(errors);
+    if (Object.keys(errors).length || amount === null || send.isPending) return;
+    send.mutate({ number: values.number.trim(), amount, currency, note });
+  };
+  return (
+    <form className="form" onSubmit={submit} noValidate aria-label="Submit the PI">
+      <Field label="PI number" error={fieldErrors.number}>
+        {(props) => <input {...props} value={values.number} onChange={set('number')} maxLength={MAX_LENGTH.number} autoComplete="off" />}
+      </Field>
+      <Field label="Amount" error={fieldErrors.amount} hint="In rupees (or the currency's major units), e.g. 125000.50">
+        {(props) => <input {...props} value={values.amount} onChange={set('amount')} inputMode="decimal" autoComplete="off" />}
+      </Field>
+      <Field label="Currency" error={fieldErrors.currency}>
+        {(props) => <input {...props} value={values.currency} onChange={set('currency')} maxLength={3} autoComplete="off" />}
+      </Field>
+      {send.error && !Object.keys(fieldErrors).length && <ErrorMessage error={send.error} />}
+      <div className="form-actions">
+        <button type="submit" className="primary" aria-disabled={send.isPending}>
+          Submit the PI
+        </button>
+        <button type="button" className="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }
 

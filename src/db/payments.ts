@@ -1,0 +1,60 @@
+import { sql } from 'kysely';
+import type { Payment } from '../domain/model.js';
+import type { DB } from './index.js';
+import { toPayment } from './rows.js';
+
+/** Payments received for projects (migration 015). Who may see them is the project's rule: callers read them for a project they may see. */
+export function paymentsRepo(db: DB) {
+  return {
+    async insert(p: Payment): Promise<void> {
+      await db
+        .insertInto('payments')
+        .values({
+          id: p.id,
+          project_id: p.projectId,
+          amount: p.amount,
+          currency: p.currency,
+          received_on: p.receivedOn,
+          method: p.method,
+          reference: p.reference,
+          recorded_by_id: p.recordedById,
+          created_at: p.createdAt,
+        })
+        .execute();
+    },
+    /** A project's payments, newest first: by the day received, then by when recorded. */
+    async listForProject(projectId: string): Promise<Payment[]> {
+      const rows = await db
+        .selectFrom('payments')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .orderBy('received_on', 'desc')
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
+      return rows.map(toPayment);
+    },
+    /**
+     * The sum of each project's payments; a project without any is missing from the map. Each sum
+     * is at most MAX_AMOUNT (domain/money.ts), so exact as a number; PostgreSQL's sum of a bigint is
+     * a numeric, answered as text: cast back to bigint (read as a number, db/index.ts).
+     */
+    async paidFor(projectIds: readonly string[]): Promise<Map<string, number>> {
+      const paid = new Map<string, number>();
+      if (!projectIds.length) return paid;
+      const rows = await db
+        .selectFrom('payments')
+        .select(['project_id', sql<number>`cast(sum(amount) as bigint)`.as('paid')])
+        .where('project_id', 'in', projectIds)
+        .groupBy('project_id')
+        .execute();
+      for (const r of rows) paid.set(r.project_id, Number(r.paid));
+      return paid;
+    },
+    /** The currency of the project's payments (they all share one: actions/payments.ts), or null when it has none. */
+    async currencyOf(projectId: string): Promise<string | null> {
+      const row = await db.selectFrom('payments').select('currency').where('project_id', '=', projectId).limit(1).executeTakeFirst();
+      return row?.currency ?? null;
+    },
+  };
+}
