@@ -187,7 +187,7 @@ async function main(): Promise<void> {
     const baseline = memoryOf(server.pid);
     const { body: project } = await jsonRequest<{ id: string }>(port, 'POST', '/api/projects', { name: 'Realtime bench', pocId: owner.userId }, 201, admin.cookie);
     for (const action of ['approve', 'submit-pi', 'verify-pi']) {
-      await jsonRequest(port, 'POST', `/api/projects/${project.id}/${action}`, undefined, 200, action === 'submit-pi' ? owner.cookie : admin.cookie);
+      await jsonRequest(port, 'POST', `/api/projects/${project.id}/${action}`, action === 'submit-pi' ? { number: 'PI-1', amount: 100_000 } : undefined, 200, action === 'submit-pi' ? owner.cookie : admin.cookie);
     }
 
     step(`opening ${STREAMS} streams`);

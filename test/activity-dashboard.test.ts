@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { User } from '../src/domain/model.js';
 import { newId } from '../src/ids.js';
-import { ISO, UUID, insertFile } from './helpers/projects.js';
+import { ISO, PI_FIGURES, UUID, insertFile } from './helpers/projects.js';
 import { type Client, type TestService, startTestService } from './helpers/service.js';
 
 /*
@@ -34,7 +34,7 @@ before(async () => {
   const p2 = await admin.client.post('/api/projects', { name: 'P2', pocId: pocB.user.id });
   ok(p2, 201);
   ok(await admin.client.post(`/api/projects/${p1.body.id}/approve`));
-  ok(await pocA.client.post(`/api/projects/${p1.body.id}/submit-pi`));
+  ok(await pocA.client.post(`/api/projects/${p1.body.id}/submit-pi`, PI_FIGURES));
   const p3 = await admin.client.post('/api/projects', { name: 'P3' });
   ok(p3, 201);
   ok(await admin.client.patch(`/api/projects/${p2.body.id}`, { name: 'P2 renamed' }));

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { simpleParser } from 'mailparser';
+import { PI_FIGURES } from './helpers/projects.js';
 import { eventuallyPasses } from './helpers/eventually.js';
 import { captureLogs } from './helpers/logs.js';
 import { type TestService, startTestService } from './helpers/service.js';
@@ -91,9 +92,9 @@ describe('email: who gets what (MAIL_BATCH_SECONDS=0)', () => {
     await expectEmails(act(p, 'approve'), 403, []);
     await expectEmails(act(a1, 'dispatch'), 409, []);
     await expectEmails(act(a1, 'approve'), 200, ['poc@example.com: Approved: Spring catalogue']);
-    await expectEmails(act(p, 'submit-pi'), 200, ['a1@example.com: PI submitted: Spring catalogue', 'a2@example.com: PI submitted: Spring catalogue']);
+    await expectEmails(act(p, 'submit-pi', PI_FIGURES), 200, ['a1@example.com: PI submitted: Spring catalogue', 'a2@example.com: PI submitted: Spring catalogue']);
     await expectEmails(act(a1, 'reject-pi'), 200, ['poc@example.com: PI rejected: Spring catalogue']);
-    await expectEmails(act(p, 'submit-pi'), 200, ['a1@example.com: PI submitted: Spring catalogue', 'a2@example.com: PI submitted: Spring catalogue']);
+    await expectEmails(act(p, 'submit-pi', PI_FIGURES), 200, ['a1@example.com: PI submitted: Spring catalogue', 'a2@example.com: PI submitted: Spring catalogue']);
     await expectEmails(act(a1, 'verify-pi'), 200, ['poc@example.com: PI verified: Spring catalogue']);
     await expectEmails(
       () => p.client.upload([['projectId', projectId], ['fileType', 'PO'], ['file', { data: '%PDF-1.4 po', filename: 'po.pdf', type: 'application/pdf' }]]),
@@ -309,14 +310,14 @@ describe('email: what an email says is what holds when it is sent (issue 20)', (
     assert.equal(created.status, 201);
     const id = created.body.id as string;
     for (const [who, action] of [[admin, 'approve'], [poc, 'submit-pi'], [admin, 'verify-pi']] as const) {
-      assert.equal((await who.client.post(`/api/projects/${id}/${action}`, {})).status, 200, action);
+      assert.equal((await who.client.post(`/api/projects/${id}/${action}`, action === 'submit-pi' ? PI_FIGURES : {})).status, 200, action);
     }
     const from = smtp.received.length;
     await sendNow();
     assert.deepEqual(summary(smtp, from), ['state-admin@example.com: 2 updates: Wedding cards', 'state-poc@example.com: 2 updates: Wedding cards']);
 
     const toAdmin = smtp.to('state-admin@example.com').at(-1)!;
-    assert.match(toAdmin.text, /- New project requested by Pia Poc\.\n- PI submitted by Pia Poc\.\n/);
+    assert.match(toAdmin.text, /- New project requested by Pia Poc\.\n- PI PI-2026-001 for INR 125000\.00 submitted by Pia Poc\.\n/);
     assert.match(toAdmin.text, /Where it stands now: Approved, PI verified\./);
     assert.doesNotMatch(toAdmin.text, /waits for|awaiting/i, 'nothing says it still waits');
     assert.match(toAdmin.html, /Where it stands now: Approved, PI verified\./);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { User } from '../src/domain/model.js';
-import { ISO, PROJECT_KEYS, UUID, activityOf, changeEvents, insertFile, isoPlus, withoutIds } from './helpers/projects.js';
+import { ISO, PI_FIGURES, PROJECT_KEYS, UUID, activityOf, changeEvents, insertFile, isoPlus, withoutIds } from './helpers/projects.js';
 import { type Client, type TestService, collectEvents, startTestService } from './helpers/service.js';
 
 let svc: TestService;
@@ -480,7 +480,7 @@ describe('lifecycle actions over HTTP', () => {
 
     const steps: { by: () => Client; action: string; body?: object; status: string; piStatus: string; activity: string; note?: string }[] = [
       { by: () => admin.client, action: 'approve', body: { note: '  go ahead ' }, status: 'APPROVED', piStatus: 'PENDING', activity: 'PROJECT_APPROVED', note: 'go ahead' },
-      { by: () => poc.client, action: 'submit-pi', status: 'APPROVED', piStatus: 'SUBMITTED', activity: 'PI_SUBMITTED' },
+      { by: () => poc.client, action: 'submit-pi', body: PI_FIGURES, status: 'APPROVED', piStatus: 'SUBMITTED', activity: 'PI_SUBMITTED' },
       { by: () => admin.client, action: 'verify-pi', status: 'APPROVED', piStatus: 'VERIFIED', activity: 'PI_VERIFIED' },
       { by: () => admin.client, action: 'start-printing', status: 'PRINTING', piStatus: 'VERIFIED', activity: 'PRINTING_STARTED' },
       { by: () => admin.client, action: 'dispatch', status: 'DISPATCHED', piStatus: 'VERIFIED', activity: 'PROJECT_DISPATCHED' },
@@ -596,7 +596,7 @@ describe('lifecycle actions over HTTP', () => {
     // Approved: the POC may still edit it until printing starts; then only an admin may.
     const approvedEdit = await poc.client.request('PATCH', `/api/projects/${p.id}/details`, { json: { name: 'Brochure A4, approved' } });
     assert.equal(approvedEdit.status, 200, approvedEdit.text);
-    await act(poc.client, p.id, 'submit-pi');
+    await act(poc.client, p.id, 'submit-pi', PI_FIGURES);
     await act(admin.client, p.id, 'verify-pi');
     await act(admin.client, p.id, 'start-printing');
     const late = await poc.client.request('PATCH', `/api/projects/${p.id}/details`, { json: { name: 'Too late' } });
@@ -636,7 +636,7 @@ describe('lifecycle actions over HTTP', () => {
     assert.equal(entry.action, 'PI_REJECTED');
     assert.equal(entry.userId, admin.user.id);
     assert.deepEqual(entry.details, { from: { status: 'APPROVED', piStatus: 'SUBMITTED' }, to: { status: 'APPROVED', piStatus: 'REJECTED' }, note: 'wrong GST number' });
-    const resubmitted = await act(poc.client, p.id, 'submit-pi');
+    const resubmitted = await act(poc.client, p.id, 'submit-pi', PI_FIGURES);
     assert.equal(resubmitted.piStatus, 'SUBMITTED');
   });
 

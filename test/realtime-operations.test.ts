@@ -160,6 +160,8 @@ describe('operations', () => {
       '/api/projects/{id}': ['get', 'patch'],
       '/api/projects/{id}/{action}': ['post'],
       '/api/projects/{id}/details': ['patch'],
+      '/api/projects/{id}/submit-pi': ['post'],
+      '/api/projects/{id}/payments': ['post'],
       '/api/activity': ['get'],
       '/api/dashboard/stats': ['get'],
       '/api/realtime': ['get'],
@@ -179,7 +181,7 @@ describe('operations', () => {
     assert.ok(upload.parameters.some((p: { name: string; in: string }) => p.name === 'idempotency-key' && p.in === 'header'), 'Idempotency-Key documented');
     for (const status of ['409', '415']) assert.ok(upload.responses[status], `upload documents ${status}`);
     const actionParam = doc.paths['/api/projects/{id}/{action}'].post.parameters.find((p: { name: string }) => p.name === 'action');
-    assert.deepEqual(actionParam.schema.enum, ['approve', 'reject', 'resubmit', 'submit-pi', 'verify-pi', 'reject-pi', 'start-printing', 'dispatch', 'deliver', 'cancel']);
+    assert.deepEqual(actionParam.schema.enum, ['approve', 'reject', 'resubmit', 'verify-pi', 'reject-pi', 'start-printing', 'dispatch', 'deliver', 'cancel']);
   });
 
   test('/api/docs answers 200 with a page (after any redirect)', async () => {

@@ -12,6 +12,7 @@ export const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 /** The fields of a project as JSON (interface.md, Projects and "The job itself"), sorted; pocName is ours, added beside pocId. */
 export const PROJECT_KEYS = [
   'approval',
+  'balance',
   'createdAt',
   'deliveryAddress',
   'description',
@@ -20,6 +21,8 @@ export const PROJECT_KEYS = [
   'items',
   'name',
   'overdue',
+  'paid',
+  'pi',
   'piStatus',
   'pocId',
   'pocName',
@@ -27,6 +30,9 @@ export const PROJECT_KEYS = [
   'status',
   'updatedAt',
 ];
+
+/** A PI's figures as POST /api/projects/:id/submit-pi takes them (interface.md, "The PI and payments"). */
+export const PI_FIGURES = { number: 'PI-2026-001', amount: 12_500_000 } as const;
 
 /** The two notifications every project change sends, in order (specification part 6). */
 export const changeEvents = (projectId: string) => [
