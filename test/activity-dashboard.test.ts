@@ -117,7 +117,13 @@ describe('GET /api/activity', () => {
     assert.deepEqual(stamps, [...stamps].sort().reverse());
     assert.deepEqual(items[0]!.details, { reason: 'test' });
     assert.deepEqual(items[1]!.details, { changed: ['name'] });
-    assert.deepEqual(items[3]!.details, { from: { status: 'APPROVED', piStatus: 'PENDING' }, to: { status: 'APPROVED', piStatus: 'SUBMITTED' } });
+    assert.deepEqual(items[3]!.details, {
+      from: { status: 'APPROVED', piStatus: 'PENDING' },
+      to: { status: 'APPROVED', piStatus: 'SUBMITTED' },
+      ...PI_FIGURES,
+      currency: 'INR',
+      validUntil: null,
+    });
     assert.deepEqual(items[6]!.details, { name: 'P1', pocId: pocA.user.id });
   });
 
@@ -230,6 +236,8 @@ describe('GET /api/dashboard/stats', () => {
       projects: { total: 7, byStatus: { REQUESTED: 2, APPROVED: 1, PRINTING: 1, DISPATCHED: 1, DELIVERED: 1, CANCELLED: 1 }, rejected: 0 },
       documents: { total: 6, byType: { PO: 3, CHALLAN: 1, INVOICE: 2 } },
       due: NOTHING_DUE,
+      // P1's PI, submitted (and not yet verified) for INR 125000.00.
+      pi: { awaitingVerification: 1, outstanding: { INR: { amount: PI_FIGURES.amount, projects: 1 } } },
       team: { total: 6, active: 4, byRole: { ADMIN: 2, POC: 3, CLIENT: 1 } },
     });
   });
@@ -241,18 +249,21 @@ describe('GET /api/dashboard/stats', () => {
       projects: { total: 4, byStatus: { ...zeroStatuses, APPROVED: 1, DISPATCHED: 1, DELIVERED: 1, CANCELLED: 1 }, rejected: 0 },
       documents: { total: 5, byType: { PO: 2, CHALLAN: 1, INVOICE: 2 } },
       due: NOTHING_DUE,
+      pi: { awaitingVerification: 1 },
     });
     const b = await pocB.client.get('/api/dashboard/stats');
     assert.deepEqual(b.body, {
       projects: { total: 2, byStatus: { ...zeroStatuses, REQUESTED: 1, PRINTING: 1 }, rejected: 0 },
       documents: { total: 1, byType: { PO: 1, CHALLAN: 0, INVOICE: 0 } },
       due: NOTHING_DUE,
+      pi: { awaitingVerification: 0 },
     });
     const c = await client.client.get('/api/dashboard/stats');
     assert.deepEqual(c.body, {
       projects: { total: 0, byStatus: zeroStatuses, rejected: 0 },
       documents: { total: 0, byType: { PO: 0, CHALLAN: 0, INVOICE: 0 } },
       due: NOTHING_DUE,
+      pi: { awaitingVerification: 0 },
     });
   });
 });

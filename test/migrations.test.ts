@@ -76,3 +76,36 @@ test('013_job: projects written before it read back without a job, and take one 
   assert.deepEqual(overdue.items[0]!.items.map((l) => [l.description, l.quantity]), [['Leaflets', 500]]);
   assert.deepEqual(await store.stats.dueCounts(all, '2026-03-10', '2026-03-16'), { overdue: 1, today: 0, week: 0 });
 });
+
+test('015_pi_payments: projects written before it read back without a PI or payments, and take them afterwards', async () => {
+  await migrate(database, { to: previousOf('015_pi_payments') });
+  const now = '2026-04-01T10:00:00.000Z';
+  const userId = newId();
+  await database.db
+    .insertInto('users')
+    .values({ id: userId, name: 'Older POC', email: 'older@example.com', email_key: 'older@example.com', role: 'POC', active: true, password_hash: 'x', created_at: now, updated_at: now })
+    .execute();
+  const id = newId();
+  // Only the columns the schema had then: a PI verified before PIs had figures.
+  await database.db
+    .insertInto('projects')
+    .values({ id, name: 'Older', description: null, poc_id: userId, status: 'APPROVED', pi_status: 'VERIFIED', created_at: now, updated_at: now })
+    .execute();
+
+  await migrate(database);
+
+  const old = await store.projects.findWithNames(id);
+  assert.ok(old);
+  assert.deepEqual([old.piStatus, old.pi, old.paid], ['VERIFIED', null, 0]);
+  assert.deepEqual(await store.payments.listForProject(id), []);
+  const all = { all: true } as const;
+  assert.deepEqual(await store.stats.outstanding(all), [], 'a PI without figures owes nothing');
+
+  // The new columns and table work on the old rows, with amounts past 2^32.
+  const amount = 5_000_000_000_000;
+  await store.projects.update(id, { pi: { number: 'PI-OLD', amount, currency: 'INR', validUntil: null, submittedAt: now, submittedById: userId } }, now);
+  await store.payments.insert({ id: newId(), projectId: id, amount: 1_000_000_000_000, currency: 'INR', receivedOn: '2026-04-01', method: null, reference: null, recordedById: userId, createdAt: now });
+  const updated = (await store.projects.findWithNames(id))!;
+  assert.deepEqual([updated.pi?.amount, updated.pi?.submittedByName, updated.paid], [amount, 'Older POC', 1_000_000_000_000]);
+  assert.deepEqual(await store.stats.outstanding(all), [{ currency: 'INR', amount: 4_000_000_000_000n, projects: 1 }]);
+});

@@ -40,6 +40,7 @@ test('every action in the list is written by something, once', () => {
   const written = [
     'PROJECT_CREATED', // POST /api/projects
     'PROJECT_UPDATED', // PATCH /api/projects/:id and /details
+    'PAYMENT_RECORDED', // POST /api/projects/:id/payments
     ...PROJECT_ACTIONS.map((a) => LIFECYCLE[a].activity),
     ...DOCUMENT_TYPES.map(uploadedAction),
   ];

@@ -28,12 +28,26 @@ test('who is told of each change (issue 12, "Who gets what")', () => {
     ['PO_UPLOADED', admin, { category: 'documents', admins: false, poc: true }],
     ['INVOICE_UPLOADED', poc, { category: 'documents', admins: true, poc: false }],
     ['CHALLAN_UPLOADED', { id: 'other-admin', role: 'ADMIN' }, { category: 'documents', admins: false, poc: true }],
+    ['PAYMENT_RECORDED', admin, { category: 'pi', admins: false, poc: true }],
     ['PROJECT_UPDATED', admin, null],
   ];
   for (const [action, actor, expected] of table) assert.deepEqual(audienceOf(action, actor, project), expected, `${action} by ${actor.id}`);
   // Every action is decided, by the table above and by EMAIL_RULES (a rule, or null for none): none is left to a default.
   assert.deepEqual([...new Set(table.map(([action]) => action))].sort(), [...ACTIVITY_ACTIONS].sort());
   assert.deepEqual(Object.keys(EMAIL_RULES).sort(), [...ACTIVITY_ACTIONS].sort());
+});
+
+test('the PI and a payment are described with their figures, in major units', () => {
+  assert.equal(
+    EMAIL_RULES.PI_SUBMITTED!.describe({ actorName: 'Pia', details: { number: 'PI-7', amount: 12_500_050, currency: 'INR' } }),
+    'PI PI-7 for INR 125000.50 submitted by Pia.',
+  );
+  // An entry written before PIs had figures.
+  assert.equal(EMAIL_RULES.PI_SUBMITTED!.describe({ actorName: 'Pia', details: {} }), 'PI submitted by Pia.');
+  assert.equal(
+    EMAIL_RULES.PAYMENT_RECORDED!.describe({ actorName: 'Ann', details: { amount: 5, currency: 'JPY', receivedOn: '2026-03-01' } }),
+    'Payment of JPY 5 received on 2026-03-01 recorded by Ann.',
+  );
 });
 
 test('an action as stored in the outbox: its rule, or none for a name the service no longer writes', () => {
