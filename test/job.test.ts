@@ -73,7 +73,7 @@ describe('the job on POST /api/projects', () => {
       { description: 'Envelopes DL', quantity: 5000, unit: 'pcs', size: null, stock: null, colours: null, finishing: null, notes: null },
     ]);
     const got = await poc.client.get(`/api/projects/${p.id}`);
-    const { files: _f, allowedActions: _a, uploads: _u, canEditDetails: _c, ...project } = got.body;
+    const { files: _f, payments: _p, allowedActions: _a, uploads: _u, canEditDetails: _c, ...project } = got.body;
     assert.deepEqual(project, p, 'GET answers what POST did');
     const [entry] = await activityOf(admin.client, p.id);
     assert.deepEqual([entry!.action, entry!.details], ['PROJECT_CREATED', { name: 'Spring catalogue', pocId: poc.user.id }]);
