@@ -19,6 +19,8 @@ after(() => svc.close());
 const NOT_FOUND = { error: 'Project not found' };
 /** The job's fields of a project that has none recorded (test/job.test.ts covers them). */
 const NO_JOB = { reference: null, dueDate: null, deliveryAddress: null, overdue: false, items: [] };
+/** No PI yet, nothing paid (interface.md, "The PI and payments"). */
+const NO_PI = { pi: null, paid: 0, balance: null };
 const FORBIDDEN = { error: 'Forbidden' };
 const UNAUTHORIZED = { error: 'Unauthorized' };
 const WAIT_FOR_APPROVAL = 'POCs can upload documents only after admin approves the project and verifies the PI';
@@ -50,6 +52,7 @@ describe('POST /api/projects', () => {
       piStatus: 'PENDING',
       approval: null,
       ...NO_JOB,
+      ...NO_PI,
       createdAt: p.createdAt,
       updatedAt: p.createdAt,
     });
@@ -277,7 +280,8 @@ describe('GET /api/projects/:id', () => {
 
     const res = await poc.client.get(`/api/projects/${p.id}`);
     assert.equal(res.status, 200, res.text);
-    const { files, allowedActions, uploads, canEditDetails, ...project } = res.body;
+    const { files, payments, allowedActions, uploads, canEditDetails, ...project } = res.body;
+    assert.deepEqual(payments, []);
     assert.equal(canEditDetails, true, 'an approved project is still the POC’s to edit until printing starts');
     assert.deepEqual(project, {
       id: p.id,
@@ -290,6 +294,7 @@ describe('GET /api/projects/:id', () => {
       // Inserted without a decider: no name either.
       approval: { status: 'APPROVED', note: null, decidedById: null, decidedByName: null, decidedAt: p.approval!.decidedAt },
       ...NO_JOB,
+      ...NO_PI,
       createdAt: p.createdAt,
       updatedAt: p.updatedAt,
     });
@@ -393,6 +398,7 @@ describe('PATCH /api/projects/:id', () => {
       piStatus: 'REJECTED',
       approval: { status: 'PENDING', note: 'needs a look', decidedById: admin.user.id, decidedByName: admin.user.name, decidedAt: body.approval.decidedAt },
       ...NO_JOB,
+      ...NO_PI,
       createdAt: p.createdAt,
       updatedAt: body.updatedAt,
     });
@@ -488,6 +494,7 @@ describe('lifecycle actions over HTTP', () => {
     ];
     let before = { status: 'REQUESTED', piStatus: 'PENDING' };
     let approval: unknown = null;
+    let pi: { amount: number } | null = null;
     for (const step of steps) {
       const client = step.by();
       const actorId = client === admin.client ? admin.user.id : poc.user.id;
@@ -497,11 +504,18 @@ describe('lifecycle actions over HTTP', () => {
         assert.match(p.approval.decidedAt, ISO);
         approval = { status: 'APPROVED', note: 'go ahead', decidedById: admin.user.id, decidedByName: admin.user.name, decidedAt: p.approval.decidedAt };
       }
+      if (step.action === 'submit-pi') {
+        assert.match(p.pi.submittedAt, ISO);
+        pi = { ...PI_FIGURES, currency: 'INR', validUntil: null, submittedAt: p.pi.submittedAt, submittedById: poc.user.id, submittedByName: poc.user.name } as { amount: number };
+      }
       assert.deepEqual(p, {
         ...created.body,
         status: step.status,
         piStatus: step.piStatus,
         approval,
+        // The PI's figures from submit-pi on, kept by every later step.
+        pi,
+        balance: pi ? pi.amount : null,
         updatedAt: p.updatedAt,
       });
       const entry = await lastEntry(id);
@@ -513,7 +527,12 @@ describe('lifecycle actions over HTTP', () => {
         action: step.activity,
         entityType: 'project',
         entityId: id,
-        details: { from: before, to: after, ...(step.note ? { note: step.note } : {}) },
+        details: {
+          from: before,
+          to: after,
+          ...(step.action === 'submit-pi' ? { ...PI_FIGURES, currency: 'INR', validUntil: null } : {}),
+          ...(step.note ? { note: step.note } : {}),
+        },
         createdAt: p.updatedAt,
       });
       before = after;
