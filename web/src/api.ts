@@ -42,6 +42,8 @@ export interface Stats {
   documents: { total: number; byType: Record<DocumentType, number> };
   /** Open projects overdue, due today, due today or in the next 6 days. */
   due: { overdue: number; today: number; week: number };
+  /** PIs awaiting verification; for ADMINs, what is owed per currency in minor units (digits past 2^53 − 1). */
+  pi: { awaitingVerification: number; outstanding?: Record<string, { amount: number | string; projects: number }> };
   team?: { total: number; active: number; byRole: Record<Role, number> };
 }
 

@@ -39,7 +39,7 @@ export async function activityRoutes(app: App, { deps, hooks }: RouteContext) {
     '/api/dashboard/stats',
     {
       onRequest: hooks.requireSession,
-      schema: { tags: ['dashboard'], summary: 'Project counts by status, open projects overdue and due (today, this week), document counts by type (and team figures for ADMINs)' },
+      schema: { tags: ['dashboard'], summary: 'Project counts by status, open projects overdue and due (today, this week), document counts by type, PIs awaiting verification (and, for ADMINs, what is outstanding per currency and the team figures)' },
     },
     async (req) => dashboardStats(deps, actorOf(req)),
   );
