@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { type AllowedTypes, parseAllowedTypes } from './domain/content-types.js';
 
@@ -44,6 +45,8 @@ export interface Config {
   mail: MailConfig;
   /** TIMEZONE: the shop's IANA time zone; "today" (due dates, overdue) is the date there. */
   timeZone: string;
+  /** Document previews (GET /api/projects/:id/files/:fileId/preview): the disk cache's bound and the rendering's. */
+  previews: { cacheBytes: number; concurrency: number; timeoutMs: number; memoryBytes: number; maxWaiting: number };
 }
 
 /** Email (issue 12): the transport, the outbox dispatcher's pace, and password-reset links. */
@@ -177,6 +180,14 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: text(env, 'METRICS_TOKEN') ?? null,
     mail: parseMail(env, publicUrl),
     timeZone: parseTimeZone(text(env, 'TIMEZONE')),
+    previews: {
+      cacheBytes: integer(env, 'PREVIEW_CACHE_MB', 512, 1, 1_000_000) * 1024 * 1024,
+      // One core is kept for the event loop, as for password hashing.
+      concurrency: integer(env, 'PREVIEW_CONCURRENCY', Math.max(1, os.availableParallelism() - 1), 1, 64),
+      timeoutMs: integer(env, 'PREVIEW_TIMEOUT_MS', 10_000, 100, 10_000),
+      memoryBytes: integer(env, 'PREVIEW_MEMORY_MB', 512, 128, 16_384) * 1024 * 1024,
+      maxWaiting: integer(env, 'PREVIEW_MAX_WAITING', 100, 0, 100_000),
+    },
   };
 }
 
