@@ -24,6 +24,8 @@ export const PREVIEW_BOUNDS = {
   maxPages: 10_000,
   /** Pixels of one rendered page (the canvas): 1600 × 6400, a long receipt; a page thinner still is refused. */
   maxCanvasPixels: 1600 * 6400,
+  /** Pixels an image inside a PDF may have. */
+  maxPdfImagePixels: 25_000_000,
   /** Pixels a picture may have (a decompression bomb is refused before it is decoded). */
   maxPicturePixels: 100_000_000,
   /** The largest page side in PDF units (ISO 32000: 14,400 units, UserUnit included). */

@@ -1,9 +1,12 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { PDF_DPI, PREVIEW_BOUNDS, pageWithinBounds, previewWidth, type PreviewKind } from '../domain/previews.js';
 import { AppError } from '../errors.js';
 import type { Log } from '../logger.js';
-import type { RenderAnswer, RenderJob } from './render-process.js';
+import { RENDER_INIT_ENV, RENDER_SOURCE, type RenderInit } from './render-source.js';
 
 export interface RendererLimits {
   /** Previews made at once (one process each); the rest wait their turn. */
@@ -16,11 +19,26 @@ export interface RendererLimits {
   maxWaiting: number;
 }
 
+/** One preview to make: the document's bytes are in a local file the caller removes afterwards. */
+export interface RenderJob {
+  kind: PreviewKind;
+  file: string;
+  page: number;
+  width: number;
+}
+
 /** A rendering's outcome: the picture (WebP), a page past the end, or why it could not be made. */
 export type RenderOutcome =
   | { ok: true; image: Buffer; width: number; height: number; pages: number | null }
   | { ok: false; reason: 'no-page'; pages: number }
   | { ok: false; reason: 'unreadable'; detail: string };
+
+/** What the rendering process says (render-source.ts). */
+type Said =
+  | { op: 'ready' }
+  | { op: 'measured'; id: number; pages: number; size: { width: number; height: number } | null }
+  | { op: 'done'; id: number; ok: true; image: Uint8Array; width: number; height: number; pages: number | null }
+  | { op: 'done'; id: number; ok: false; detail: string };
 
 /** Jobs a process makes before it is replaced: what pdf.js and libvips keep between jobs stays bounded. */
 const JOBS_PER_PROCESS = 100;
@@ -29,8 +47,16 @@ const START_TIMEOUT_MS = 30_000;
 const WATCH_MS = 50;
 const PAGE_BYTES = 4096;
 
-// The compiled service forks the .js file beside this one; under tsx (tests, bench) the .ts one.
-const ENTRY = fileURLToPath(new URL(`./render-process${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
+const require = createRequire(import.meta.url);
+const pdfjsRoot = path.dirname(require.resolve('pdfjs-dist/package.json'));
+const INIT: RenderInit = {
+  pdfjs: pathToFileURL(path.join(pdfjsRoot, 'legacy/build/pdf.mjs')).href,
+  sharp: pathToFileURL(require.resolve('sharp')).href,
+  pdfjsData: `${pdfjsRoot}/`,
+  maxPicturePixels: PREVIEW_BOUNDS.maxPicturePixels,
+  maxPdfImagePixels: PREVIEW_BOUNDS.maxPdfImagePixels,
+  quality: 80,
+};
 
 /** Resident memory of a process from /proc (Linux); null where there is no /proc, and then only the heap bound holds. */
 function residentBytes(pid: number): number | null {
@@ -41,7 +67,16 @@ function residentBytes(pid: number): number | null {
   }
 }
 
-/** One rendering process, forked on first use, making one preview at a time. */
+/** The width to draw a PDF's page at, or why not: the domain's rules on what the process measured. */
+function decide(job: RenderJob, pages: number, size: { width: number; height: number } | null): { width: number } | RenderOutcome {
+  if (!Number.isInteger(pages) || pages < 1 || pages > PREVIEW_BOUNDS.maxPages) return { ok: false, reason: 'unreadable', detail: `page count ${pages}` };
+  if (!size) return { ok: false, reason: 'no-page', pages };
+  const width = previewWidth(job.width, (size.width * PDF_DPI) / 72);
+  if (!pageWithinBounds(size, width)) return { ok: false, reason: 'unreadable', detail: `page of ${size.width} × ${size.height}` };
+  return { width };
+}
+
+/** One rendering process, started on first use, making one preview at a time. */
 class Slot {
   #child: ChildProcess | undefined;
   #ready: Promise<ChildProcess> | undefined;
@@ -49,7 +84,7 @@ class Slot {
 
   constructor(private readonly limits: RendererLimits) {}
 
-  async run(job: Omit<RenderJob, 'id'>): Promise<RenderOutcome> {
+  async run(job: RenderJob): Promise<RenderOutcome> {
     const child = await this.#start();
     const id = ++this.#jobs;
     return new Promise<RenderOutcome>((resolve) => {
@@ -64,8 +99,17 @@ class Slot {
         if (kill || this.#jobs >= JOBS_PER_PROCESS) this.#stop();
         resolve(outcome);
       };
-      const onMessage = (answer: RenderAnswer) => {
-        if (answer.id === id) finish(answer.ok ? { ...answer, image: Buffer.from(answer.image.buffer, answer.image.byteOffset, answer.image.byteLength) } : answer, false);
+      const onMessage = (said: Said) => {
+        if (said.op === 'ready' || said.id !== id) return;
+        if (said.op === 'measured') {
+          const decision = decide(job, said.pages, said.size);
+          if ('ok' in decision) {
+            child.send({ op: 'stop', id });
+            finish(decision, false);
+          } else child.send({ op: 'draw', id, width: decision.width });
+        } else if (said.ok) {
+          finish({ ok: true, image: Buffer.from(said.image.buffer, said.image.byteOffset, said.image.byteLength), width: said.width, height: said.height, pages: said.pages }, false);
+        } else finish({ ok: false, reason: 'unreadable', detail: said.detail }, false);
       };
       const onExit = (code: number | null, signal: string | null) => finish({ ok: false, reason: 'unreadable', detail: `renderer ended (${signal ?? code})` }, true);
       const timer = setTimeout(() => finish({ ok: false, reason: 'unreadable', detail: `took longer than ${this.limits.timeoutMs} ms` }, true), this.limits.timeoutMs);
@@ -75,15 +119,16 @@ class Slot {
       }, WATCH_MS);
       child.on('message', onMessage);
       child.once('exit', onExit);
-      child.send({ ...job, id } satisfies RenderJob);
+      child.send({ op: 'render', id, ...job });
     });
   }
 
   #start(): Promise<ChildProcess> {
     return (this.#ready ??= new Promise<ChildProcess>((resolve, reject) => {
       const heapMb = Math.max(64, Math.floor(this.limits.memoryBytes / 1024 / 1024 / 2));
-      const child = fork(ENTRY, [], {
-        execArgv: [...process.execArgv.filter((a) => !a.startsWith('--max-old-space-size')), `--max-old-space-size=${heapMb}`],
+      // Plain node: none of the parent's flags (a TypeScript loader), only the heap bound.
+      const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, '--input-type=module', '-e', RENDER_SOURCE], {
+        env: { ...process.env, [RENDER_INIT_ENV]: JSON.stringify(INIT), NODE_OPTIONS: '' },
         serialization: 'advanced',
         stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
       });
@@ -145,7 +190,7 @@ export class PreviewRenderer {
     this.#idle = [...this.#all];
   }
 
-  async render(job: Omit<RenderJob, 'id'>): Promise<RenderOutcome> {
+  async render(job: RenderJob): Promise<RenderOutcome> {
     if (this.#closed) throw new AppError(503, 'Service is shutting down');
     const slot = this.#idle.pop() ?? (await this.#turn());
     try {
