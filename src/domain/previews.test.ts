@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { etagMatches, pageWithinBounds, previewEtag, previewKey, previewKindOf, previewWidth, proportionalHeight } from './previews.js';
+import { etagMatches, pageWithinBounds, previewParams, previewEtag, previewKey, previewKindOf, previewWidth, proportionalHeight } from './previews.js';
 
 test('previewKindOf: by the type the bytes showed, the declared one only when none was detected; voided documents have none', () => {
   const cases: [string, string | null, string | null | undefined, ReturnType<typeof previewKindOf>][] = [
@@ -58,7 +58,7 @@ test('pageWithinBounds: ordinary pages pass; giant sides, empty pages and hair-t
 test('previewKey: by the bytes, page and width; by the id for a record older than checksums; safe as a file name', () => {
   const sha = 'AB'.repeat(32);
   assert.equal(previewKey({ id: 'x', sha256: sha }, 2, 320), `${'ab'.repeat(32)}-p2-w320-v1`);
-  assert.equal(previewKey({ id: '0190-AbC/../x', sha256: null }, 1, 64), 'id-0190-bc-p1-w64-v1');
+  assert.equal(previewKey({ id: '0190-AbC/../x', sha256: null }, 1, 64), 'id-0190-abc-p1-w64-v1');
   assert.notEqual(previewKey({ id: 'x', sha256: sha }, 1, 320), previewKey({ id: 'x', sha256: sha }, 1, 321));
 });
 
@@ -75,4 +75,29 @@ test('etagMatches: exact, weak, listed or *', () => {
     ['"k-p1-w321-v1"', false],
   ];
   for (const [header, match] of cases) assert.equal(etagMatches(header, etag), match, String(header));
+});
+
+test('previewParams: whole numbers only, within their ranges, with defaults; the message names the parameter', () => {
+  const PAGE = { error: 'page must be a whole number from 1' };
+  const WIDTH = { error: 'width must be a whole number from 64 to 1600' };
+  const cases: [Record<string, unknown>, ReturnType<typeof previewParams>][] = [
+    [{}, { page: 1, width: 320 }],
+    [{ page: '3', width: '64' }, { page: 3, width: 64 }],
+    [{ page: '007', width: '1600' }, { page: 7, width: 1600 }],
+    [{ page: ['2', '5'] }, { page: 2, width: 320 }],
+    [{ page: '0' }, PAGE],
+    [{ page: '' }, PAGE],
+    [{ page: '-1' }, PAGE],
+    [{ page: '1.5' }, PAGE],
+    [{ page: '1e3' }, PAGE],
+    [{ page: ' 2' }, PAGE],
+    [{ page: 'two' }, PAGE],
+    [{ page: '9999999999' }, PAGE],
+    [{ width: '63' }, WIDTH],
+    [{ width: '1601' }, WIDTH],
+    [{ width: '320px' }, WIDTH],
+    [{ width: '100.0' }, WIDTH],
+    [{ page: '0', width: '0' }, PAGE],
+  ];
+  for (const [query, expected] of cases) assert.deepEqual(previewParams(query), expected, JSON.stringify(query));
 });

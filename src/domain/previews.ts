@@ -60,6 +60,27 @@ export function pageWithinBounds(page: { width: number; height: number }, width:
   return width * proportionalHeight(width, page) <= maxCanvasPixels;
 }
 
+/** A whole number written plainly (no sign, fraction, exponent or spaces), or null. */
+function wholeNumber(raw: unknown): number | null {
+  const text = Array.isArray(raw) ? raw[0] : raw;
+  if (typeof text !== 'string' || !/^[0-9]{1,9}$/.test(text)) return null;
+  return Number(text);
+}
+
+/**
+ * The page and width of a preview request from its query string, or the message naming the
+ * parameter: `page` a whole number from 1 (default 1), `width` one from 64 to 1600 (default 320).
+ */
+export function previewParams(query: Record<string, unknown>): { page: number; width: number } | { error: string } {
+  const page = query.page === undefined ? 1 : wholeNumber(query.page);
+  if (page === null || page < 1) return { error: 'page must be a whole number from 1' };
+  const width = query.width === undefined ? PREVIEW_WIDTH.default : wholeNumber(query.width);
+  if (width === null || width < PREVIEW_WIDTH.min || width > PREVIEW_WIDTH.max) {
+    return { error: `width must be a whole number from ${PREVIEW_WIDTH.min} to ${PREVIEW_WIDTH.max}` };
+  }
+  return { page, width };
+}
+
 /** Version of the renderer's output: raised when the same request would give another picture, so caches and ETags move on. */
 export const PREVIEW_VERSION = 1;
 

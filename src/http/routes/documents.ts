@@ -1,10 +1,11 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { documentPreview } from '../../actions/document-preview.js';
 import { projectArchive } from '../../actions/documents-archive.js';
-import { PREVIEW_WIDTH } from '../../domain/previews.js';
+import { PREVIEW_WIDTH, previewParams } from '../../domain/previews.js';
+import { AppError } from '../../errors.js';
 import { actorOf } from '../session.js';
 import { IdParams, errorRef } from '../schemas.js';
-import { type App, type RouteContext, withRequestLog } from './context.js';
+import { type App, type RouteContext, documentationOnly, withRequestLog } from './context.js';
 
 /** GET /api/projects/:id/documents.zip (interface.md, additions of 2026-11-23) and a document's preview (additions of 2026-11-24). */
 export async function documentRoutes(app: App, { deps, hooks }: RouteContext) {
@@ -37,6 +38,8 @@ export async function documentRoutes(app: App, { deps, hooks }: RouteContext) {
     '/api/projects/:id/files/:fileId/preview',
     {
       onRequest: hooks.requireSession,
+      // The query's whole numbers are checked as written (domain/previews.ts): the schema's conversion would take 1.5 for 1.
+      validatorCompiler: documentationOnly,
       schema: {
         tags: ['documents'],
         summary: "A picture of one page of a project's document",
@@ -63,7 +66,9 @@ export async function documentRoutes(app: App, { deps, hooks }: RouteContext) {
       },
     },
     async (req, reply) => {
-      const { page = 1, width = PREVIEW_WIDTH.default } = req.query;
+      const params = previewParams(req.query as Record<string, unknown>);
+      if ('error' in params) throw new AppError(400, params.error);
+      const { page, width } = params;
       const ifNoneMatch = req.headers['if-none-match'];
       const answer = await documentPreview(deps, actorOf(req), { projectId: req.params.id, fileId: req.params.fileId, page, width, ifNoneMatch });
       reply.header('etag', answer.etag);
