@@ -60,7 +60,8 @@ export class PreviewCache {
       await fs.rename(tmp, this.#path(name));
       const total = (this.#bytes ??= await this.#measure()) + Buffer.byteLength(content);
       this.#bytes = total;
-      if (total > this.maxBytes) this.#pruning ??= this.#prune().finally(() => (this.#pruning = undefined));
+      // One pruning at a time; writes meanwhile are counted and pruned by the next.
+      if (total > this.maxBytes && !this.#pruning) this.#pruning = this.#prune().finally(() => (this.#pruning = undefined));
     } catch (err) {
       // A cache that cannot be written only costs the next request a rendering.
       this.log.warn({ err }, 'preview cache write failed');
