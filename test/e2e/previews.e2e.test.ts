@@ -74,6 +74,10 @@ else
       await viewer.getByText('Page 2 of 3').waitFor();
       const shown = viewer.getByRole('img', { name: 'Page 2 of catalogue.pdf' });
       await shown.waitFor();
+      await page.waitForFunction(() => {
+        const img = document.querySelector<HTMLImageElement>('[data-testid="viewer"] img');
+        return img !== null && img.complete && img.naturalWidth > 0;
+      });
       const box = await shown.boundingBox();
       assert.ok(box && box.width <= 390 && box.width > 200, `the page is ${box?.width} px wide`);
       assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 390), 'no sideways scrolling');

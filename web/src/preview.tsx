@@ -42,49 +42,56 @@ function Viewer({ projectId, file, onClose }: { projectId: string; file: FileUpl
   const dialog = useRef<HTMLDialogElement>(null);
   const [page, setPage] = useState(1);
   const [pages, setPages] = useState<number | null>(null);
-  const [image, setImage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // As wide as the screen shows it (sharp on high-density screens), within the API's bounds.
+  const [width] = useState(() => Math.min(window.innerWidth, 900) * (window.devicePixelRatio || 1));
 
   useEffect(() => {
     dialog.current?.showModal();
-  }, []);
-
-  useEffect(() => {
-    let url: string | null = null;
+    // The page count comes with the first page (X-Page-Count); the browser keeps the answer for the <img> below.
     let gone = false;
-    const width = Math.min(window.innerWidth, 900) * (window.devicePixelRatio || 1);
-    setError(null);
-    fetch(previewUrl(projectId, file.id, page, width), { credentials: 'same-origin' })
-      .then(async (res) => {
-        if (!res.ok) throw new Error(res.status === 404 ? 'This page has no preview.' : 'The preview could not be loaded.');
+    fetch(previewUrl(projectId, file.id, 1, width), { credentials: 'same-origin' })
+      .then((res) => {
+        if (gone) return;
+        if (!res.ok) return setError(res.status === 404 ? 'This document has no preview.' : 'The preview could not be loaded.');
         const count = Number(res.headers.get('x-page-count'));
-        url = URL.createObjectURL(await res.blob());
-        if (gone) return URL.revokeObjectURL(url);
         setPages(Number.isInteger(count) && count > 0 ? count : 1);
-        setImage(url);
       })
-      .catch((err: Error) => !gone && setError(err.message));
+      .catch(() => !gone && setError('The preview could not be loaded.'));
     return () => {
       gone = true;
-      if (url) URL.revokeObjectURL(url);
     };
-  }, [projectId, file.id, page]);
+  }, [projectId, file.id, width]);
 
+  const go = (to: number) => {
+    setError(null);
+    setPage(to);
+  };
   return (
     <dialog ref={dialog} className="viewer" onClose={onClose} aria-label={`Preview of ${file.filename}`} data-testid="viewer">
       <div className="viewer-bar">
-        <button type="button" className="secondary" onClick={() => setPage(page - 1)} disabled={page <= 1}>
+        <button type="button" className="secondary" onClick={() => go(page - 1)} disabled={page <= 1}>
           Previous
         </button>
         <span aria-live="polite">{pages ? `Page ${page} of ${pages}` : `Page ${page}`}</span>
-        <button type="button" className="secondary" onClick={() => setPage(page + 1)} disabled={pages === null || page >= pages}>
+        <button type="button" className="secondary" onClick={() => go(page + 1)} disabled={pages === null || page >= pages}>
           Next
         </button>
         <button type="button" onClick={() => dialog.current?.close()}>
           Close
         </button>
       </div>
-      {error ? <p className="muted">{error}</p> : image ? <img src={image} alt={`Page ${page} of ${file.filename}`} className="viewer-page" /> : <p className="muted">Loading…</p>}
+      {error ? (
+        <p className="muted">{error}</p>
+      ) : (
+        <img
+          key={page}
+          src={previewUrl(projectId, file.id, page, width)}
+          alt={`Page ${page} of ${file.filename}`}
+          className="viewer-page"
+          onError={() => setError('This page has no preview.')}
+        />
+      )}
     </dialog>
   );
 }
