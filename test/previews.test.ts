@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
+import { ConfigError, loadConfig } from '../src/config.js';
 import type { User } from '../src/domain/model.js';
 import { A4, barsPdf, hostilePdfs } from './helpers/pdf.js';
 import { type S3Server, startS3Server } from './helpers/s3-server.js';
@@ -213,6 +214,15 @@ describe('previews', () => {
     assert.deepEqual(past.json, NO_PREVIEW);
   });
 
+  test('previews asked for at once wait their turn and all arrive, each at its width', async () => {
+    const widths = [64, 80, 96, 112, 128, 144];
+    const answers = await Promise.all(widths.map((w) => preview(svc, poc.client, projectId, pdfId, `?page=2&width=${w}`)));
+    for (const [i, res] of answers.entries()) {
+      assert.equal(res.status, 200, res.bytes.toString());
+      assert.equal((await size(res.bytes)).width, widths[i]);
+    }
+  });
+
   test('malformed and hostile PDFs: no preview within the bound, while /healthz keeps answering fast', async () => {
     for (const [name, make] of Object.entries(hostilePdfs)) {
       const id = await upload(poc, projectId, make(), `${name}.pdf`, 'application/pdf');
@@ -247,6 +257,13 @@ describe('previews', () => {
     // The service still makes previews afterwards.
     assert.equal((await preview(svc, poc.client, projectId, pdfId, '?page=3&width=100')).status, 200);
   });
+});
+
+test('the preview settings are checked at start-up: the time bound is at most 10 s', () => {
+  assert.equal(loadConfig({}).previews.timeoutMs, 10_000);
+  assert.throws(() => loadConfig({ PREVIEW_TIMEOUT_MS: '20000' }), (err: Error) => err instanceof ConfigError && /PREVIEW_TIMEOUT_MS/.test(err.message));
+  assert.throws(() => loadConfig({ PREVIEW_CONCURRENCY: '0' }), ConfigError);
+  assert.equal(loadConfig({ PREVIEW_CACHE_MB: '64' }).previews.cacheBytes, 64 * 1024 * 1024);
 });
 
 describe('previews from an S3 store', () => {

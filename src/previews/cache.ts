@@ -46,6 +46,11 @@ export class PreviewCache {
     return stat !== null && Date.now() - stat.mtimeMs < FAILURE_TTL_MS;
   }
 
+  /** Resolves once a pruning under way has ended (tests, shutdown). */
+  async pruned(): Promise<void> {
+    await this.#pruning;
+  }
+
   putImage = (key: string, image: Buffer) => this.#write(`${key}.webp`, image);
   putPages = (documentKey: string, pages: number) => this.#write(`${documentKey}.pages`, String(pages));
   putFailed = (key: string) => this.#write(`${key}.failed`, '');
@@ -55,11 +60,12 @@ export class PreviewCache {
   async #write(name: string, content: Buffer | string): Promise<void> {
     try {
       await fs.mkdir(this.dir, { recursive: true });
+      // Measured once, before the first write, then counted as files are written.
+      this.#bytes ??= await this.#measure();
       const tmp = this.#path(`.${randomUUID()}.tmp`);
       await fs.writeFile(tmp, content);
       await fs.rename(tmp, this.#path(name));
-      const total = (this.#bytes ??= await this.#measure()) + Buffer.byteLength(content);
-      this.#bytes = total;
+      const total = (this.#bytes += Buffer.byteLength(content));
       // One pruning at a time; writes meanwhile are counted and pruned by the next.
       if (total > this.maxBytes && !this.#pruning) this.#pruning = this.#prune().finally(() => (this.#pruning = undefined));
     } catch (err) {
