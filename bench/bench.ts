@@ -23,6 +23,7 @@ import { BUILT, RssSampler, type ServiceProcess, memoryOf, spawnService } from '
 import { testConfig } from '../test/helpers/service.js';
 import { type HttpResult, contentBlock, jsonRequest, request, sessionCookie, streamUpload } from './http.js';
 import { KiB, MiB, fmtBytes, fmtMs, percentile, printTable, runLoad } from './load.js';
+import { previews } from './previews.js';
 import { type BenchContext, cpuMsOf, type Phase, type Probed, type ReportRow, fmtProbe, fmtRatio, median, probeHealth, startReference } from './phase.js';
 
 const GiB = 1024 * MiB;
@@ -50,6 +51,7 @@ const PHASES: Phase[] = [
   { name: 'small uploads', run: smallUploads },
   { name: 'team list', run: teamList },
   { name: 'logins', run: logins },
+  { name: 'previews', run: previews },
 ];
 
 let cleanup: () => Promise<void> = async () => {};

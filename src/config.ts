@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { type AllowedTypes, parseAllowedTypes } from './domain/content-types.js';
 import { isCurrencyCode } from './domain/money.js';
@@ -47,6 +48,8 @@ export interface Config {
   timeZone: string;
   /** CURRENCY: the ISO 4217 code a PI and a payment are in when none is sent (INR). */
   currency: string;
+  /** Document previews (GET /api/projects/:id/files/:fileId/preview): the disk cache's bound and the rendering's. */
+  previews: { cacheBytes: number; concurrency: number; timeoutMs: number; memoryBytes: number; maxWaiting: number };
 }
 
 /** Email (issue 12): the transport, the outbox dispatcher's pace, and password-reset links. */
@@ -181,6 +184,14 @@ export function loadConfig(env: Env = process.env): Config {
     mail: parseMail(env, publicUrl),
     timeZone: parseTimeZone(text(env, 'TIMEZONE')),
     currency: parseCurrency(text(env, 'CURRENCY')),
+    previews: {
+      cacheBytes: integer(env, 'PREVIEW_CACHE_MB', 512, 1, 1_000_000) * 1024 * 1024,
+      // One core is kept for the event loop, as for password hashing.
+      concurrency: integer(env, 'PREVIEW_CONCURRENCY', Math.max(1, os.availableParallelism() - 1), 1, 64),
+      timeoutMs: integer(env, 'PREVIEW_TIMEOUT_MS', 10_000, 100, 10_000),
+      memoryBytes: integer(env, 'PREVIEW_MEMORY_MB', 512, 128, 16_384) * 1024 * 1024,
+      maxWaiting: integer(env, 'PREVIEW_MAX_WAITING', 100, 0, 100_000),
+    },
   };
 }
 

@@ -6,6 +6,7 @@ import type { Log } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { MailDispatcher } from './mail/dispatcher.js';
 import type { RealtimeBroker } from './realtime/index.js';
+import type { Previews } from './previews/index.js';
 import type { FileStorage } from './storage/index.js';
 
 /** Everything an action needs from the outside world; built once by startService (service.ts), for main.ts and the tests. */
@@ -26,6 +27,8 @@ export interface Deps {
   mail: MailDispatcher;
   /** What time it is for the rules that depend on the date (due dates, overdue); tests set their own. */
   clock: Clock;
+  /** Document previews: the disk cache and the rendering processes (started on the first preview asked for). */
+  previews: Previews;
 }
 
 /** The current instant. Only the date-dependent rules read it (through todayOf); stored timestamps use nowIso. */

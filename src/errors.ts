@@ -47,6 +47,10 @@ export const errors = {
   resumableNotFinished: error(409, 'The upload is not finished'),
   resumableFinished: error(409, 'A finished upload cannot be terminated'),
   invalidHost: error(400, 'Invalid Host header'),
+
+  // previews (interface.md, additions of 2026-11-24)
+  documentNotFound: error(404, 'Document not found'),
+  noPreview: error(404, 'No preview for this document'),
   // RFC 9112 3.2; the connection is closed with the answer, as Node would have done.
   missingHost: () => new AppError(400, 'Host header is required', { connection: 'close' }),
 

@@ -13,6 +13,7 @@ import { MailDispatcher } from './mail/dispatcher.js';
 import { createMailTransport } from './mail/index.js';
 import { createRealtime } from './realtime/index.js';
 import { StreamHub } from './realtime/streams.js';
+import { Previews } from './previews/index.js';
 import { createStorage } from './storage/index.js';
 import type { ReconcileReport } from './storage/reconcile.js';
 
@@ -33,7 +34,8 @@ export async function openDeps(config: Config, log: Log): Promise<Deps> {
     // prom-client is loaded only when /metrics is on (as the drivers are: less to load and to keep in memory).
     const metrics = config.metricsToken ? new (await import('./metrics.js')).Metrics(database) : undefined;
     metrics?.watchMailBacklog(() => mail.backlog());
-    const deps: Deps = { config, log, database, store, storage, realtime, mail, metrics, clock: systemClock };
+    const previews = new Previews(config, log);
+    const deps: Deps = { config, log, database, store, storage, realtime, mail, metrics, clock: systemClock, previews };
     if (config.admin) await ensureAdmin(deps, config.admin);
     return deps;
   } catch (err) {
@@ -49,7 +51,8 @@ function emptyDirectory(dir: string): void {
 }
 
 /** Releases what openDeps opened; a failed start-up must not leave connections keeping the process alive. */
-async function closeDeps(deps: { database: Deps['database']; realtime?: Deps['realtime']; mail?: Deps['mail'] }): Promise<void> {
+async function closeDeps(deps: { database: Deps['database']; realtime?: Deps['realtime']; mail?: Deps['mail']; previews?: Deps['previews'] }): Promise<void> {
+  deps.previews?.close();
   await deps.mail?.transport.close().catch(() => {});
   await deps.realtime?.close().catch(() => {});
   await deps.database.destroy();

@@ -1,9 +1,13 @@
+import { Type } from '@fastify/type-provider-typebox';
+import { documentPreview } from '../../actions/document-preview.js';
 import { projectArchive } from '../../actions/documents-archive.js';
+import { PREVIEW_WIDTH, previewParams } from '../../domain/previews.js';
+import { AppError } from '../../errors.js';
 import { actorOf } from '../session.js';
 import { IdParams, errorRef } from '../schemas.js';
-import { type App, type RouteContext, withRequestLog } from './context.js';
+import { type App, type RouteContext, documentationOnly, withRequestLog } from './context.js';
 
-/** GET /api/projects/:id/documents.zip (interface.md, additions of 2026-11-23). */
+/** GET /api/projects/:id/documents.zip (interface.md, additions of 2026-11-23) and a document's preview (additions of 2026-11-24). */
 export async function documentRoutes(app: App, { deps, hooks }: RouteContext) {
   app.get(
     '/api/projects/:id/documents.zip',
@@ -27,6 +31,54 @@ export async function documentRoutes(app: App, { deps, hooks }: RouteContext) {
       reply.header('cache-control', 'no-store');
       reply.header('x-content-type-options', 'nosniff');
       return reply.send(stream);
+    },
+  );
+
+  app.get(
+    '/api/projects/:id/files/:fileId/preview',
+    {
+      onRequest: hooks.requireSession,
+      // The query's whole numbers are checked as written (domain/previews.ts): the schema's conversion would take 1.5 for 1.
+      validatorCompiler: documentationOnly,
+      schema: {
+        tags: ['documents'],
+        summary: "A picture of one page of a project's document",
+        description:
+          'Whoever may see the project. A WebP image of the page of a PDF (X-Page-Count: its number of pages) or of an uploaded picture, ' +
+          `scaled to width with its proportions kept, never wider than the picture itself or the PDF page at 144 dpi. Cached, with an ETag (If-None-Match → 304). ` +
+          '404 "No preview for this document": a type without one, a voided document, a page past the end, or a file that cannot be read within 10 s and bounded memory.',
+        params: Type.Object({ id: Type.String(), fileId: Type.String() }),
+        querystring: Type.Object({
+          page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'the page, from 1 (a picture has one)' })),
+          width: Type.Optional(
+            Type.Integer({ minimum: PREVIEW_WIDTH.min, maximum: PREVIEW_WIDTH.max, default: PREVIEW_WIDTH.default, description: 'in pixels' }),
+          ),
+        }),
+        produces: ['image/webp'],
+        response: {
+          200: Type.Unsafe<Buffer>({ description: 'the picture (image/webp)', type: 'string', format: 'binary' }),
+          304: Type.Null({ description: 'If-None-Match named the ETag' }),
+          400: errorRef,
+          401: errorRef,
+          404: errorRef,
+          503: errorRef,
+        },
+      },
+    },
+    async (req, reply) => {
+      const params = previewParams(req.query as Record<string, unknown>);
+      if ('error' in params) throw new AppError(400, params.error);
+      const { page, width } = params;
+      const ifNoneMatch = req.headers['if-none-match'];
+      const answer = await documentPreview(deps, actorOf(req), { projectId: req.params.id, fileId: req.params.fileId, page, width, ifNoneMatch });
+      reply.header('etag', answer.etag);
+      // Private: a shared cache must not keep a picture of someone's document; no-cache: access is checked again each time (a 304 is cheap).
+      reply.header('cache-control', 'private, no-cache');
+      reply.header('x-content-type-options', 'nosniff');
+      if (answer.pages !== null) reply.header('x-page-count', String(answer.pages));
+      if (answer.notModified) return reply.code(304).send(null);
+      reply.header('content-type', answer.contentType);
+      return reply.send(answer.image);
     },
   );
 }

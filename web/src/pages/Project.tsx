@@ -6,6 +6,7 @@ import { ActivityList, ErrorMessage, Field, PageTitle, QueryError, StatusBadge, 
 import { MAX_LENGTH } from '../../../src/domain/limits';
 import { formatMinor, isCurrencyCode, minorDigits, parseMajor } from '../../../src/domain/money';
 import { ACTION_LABELS, DOCUMENT_AS, DOCUMENT_LABELS, PI_LABELS, STAGE_LABELS, formatBytes, formatDateTime, personName, stageOf, uploadBlocker } from '../format';
+import { Thumbnail } from '../preview';
 import { useSession, useUser } from '../session';
 
 /** One project: its state, what the user may do now, its documents, an upload area and its activity. */
@@ -400,30 +401,33 @@ function Documents({ project: p }: { project: ProjectDetail }) {
             ) : (
               <ul className="files">
                 {files.map((f) => (
-                  <li key={f.id}>
-                    <a href={f.url} download={f.filename} className="strong-link">
-                      {f.filename}
-                    </a>
-                    <span className="muted small-text">
-                      {[formatBytes(f.size), personName(f.uploadedById, f.uploadedByName, me)].filter(Boolean).join(' · ')} · <time dateTime={f.createdAt}>{formatDateTime(f.createdAt)}</time>
-                      {f.sha256 && (
-                        <>
-                          {' · '}
-                          <Checksum sha256={f.sha256} />
-                        </>
+                  <li key={f.id} className="file-row">
+                    <Thumbnail projectId={p.id} file={f} />
+                    <div className="file-info">
+                      <a href={f.url} download={f.filename} className="strong-link">
+                        {f.filename}
+                      </a>
+                      <span className="muted small-text">
+                        {[formatBytes(f.size), personName(f.uploadedById, f.uploadedByName, me)].filter(Boolean).join(' · ')} · <time dateTime={f.createdAt}>{formatDateTime(f.createdAt)}</time>
+                        {f.sha256 && (
+                          <>
+                            {' · '}
+                            <Checksum sha256={f.sha256} />
+                          </>
+                        )}
+                      </span>
+                      {f.duplicateOf && (
+                        <span className="small-text warning" data-testid="duplicate-note">
+                          Same file as {f.duplicateOf.filename} uploaded on <time dateTime={f.duplicateOf.createdAt}>{formatDateTime(f.duplicateOf.createdAt)}</time>
+                          {f.duplicateOf.uploadedByName ? ` by ${f.duplicateOf.uploadedByName}` : ''}
+                        </span>
                       )}
-                    </span>
-                    {f.duplicateOf && (
-                      <span className="small-text warning" data-testid="duplicate-note">
-                        Same file as {f.duplicateOf.filename} uploaded on <time dateTime={f.duplicateOf.createdAt}>{formatDateTime(f.duplicateOf.createdAt)}</time>
-                        {f.duplicateOf.uploadedByName ? ` by ${f.duplicateOf.uploadedByName}` : ''}
-                      </span>
-                    )}
-                    {me.role === 'ADMIN' && f.contentTypeMismatch && (
-                      <span className="small-text warning" data-testid="type-mismatch">
-                        Declared as {f.contentType}, but its content is {f.detectedContentType}
-                      </span>
-                    )}
+                      {me.role === 'ADMIN' && f.contentTypeMismatch && (
+                        <span className="small-text warning" data-testid="type-mismatch">
+                          Declared as {f.contentType}, but its content is {f.detectedContentType}
+                        </span>
+                      )}
+                    </div>
                   </li>
                 ))}
               </ul>
