@@ -20,7 +20,7 @@ import type { ActivityLogTable, FileUploadsTable, ProjectItemsTable, ProjectsTab
 /** Row → domain object mappers: the one place where column names meet field names. */
 
 /** Every users column but the password hash: only a login reads the hash. */
-export const USER_COLUMNS = ['id', 'name', 'email', 'phone', 'role', 'location', 'branch', 'active', 'created_at', 'updated_at'] as const;
+export const USER_COLUMNS = ['id', 'name', 'email', 'phone', 'role', 'location', 'branch', 'active', 'customer_id', 'created_at', 'updated_at'] as const;
 export type UserRow = Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>;
 
 export const toUser = (r: UserRow): User => ({
@@ -32,6 +32,7 @@ export const toUser = (r: UserRow): User => ({
   location: r.location,
   branch: r.branch,
   active: Boolean(r.active),
+  customerId: r.customer_id,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -51,12 +52,13 @@ export const toProject = (r: Selectable<ProjectsTable>): Project => ({
         decidedAt: r.approval_decided_at,
       }
     : null,
+  customerId: r.customer_id,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
 
 /** A projects row with its POC's name and its approval's decider's name (LEFT JOINs on users). */
-export type ProjectRowWithNames = Selectable<ProjectsTable> & { poc_name: string | null; approval_decided_by_name: string | null };
+export type ProjectRowWithNames = Selectable<ProjectsTable> & { poc_name: string | null; approval_decided_by_name: string | null; customer_name: string | null };
 
 /** A project as answers show it, with the lines its repository reads beside it. */
 export const toProjectWithNames = (r: ProjectRowWithNames, items: JobItem[]): ProjectWithNames => {
@@ -64,6 +66,7 @@ export const toProjectWithNames = (r: ProjectRowWithNames, items: JobItem[]): Pr
   return {
     ...project,
     pocName: r.poc_name,
+    customerName: r.customer_name,
     approval: project.approval && { ...project.approval, decidedByName: r.approval_decided_by_name },
     reference: r.reference,
     dueDate: r.due_date,

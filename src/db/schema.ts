@@ -18,6 +18,7 @@ export interface Tables {
   idempotency_keys: IdempotencyKeysTable;
   resumable_uploads: ResumableUploadsTable;
   upload_locks: UploadLocksTable;
+  customers: CustomersTable;
 }
 
 /** SQLite answers 0/1 and PostgreSQL true/false; the data layer maps both to boolean. */
@@ -37,6 +38,8 @@ export interface UsersTable {
   password_hash: string;
   created_at: string;
   updated_at: string;
+  /** The company a CLIENT belongs to (migration 014): widens what a CLIENT sees. */
+  customer_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SessionsTable {
@@ -64,6 +67,8 @@ export interface ProjectsTable {
   reference: string | null;
   due_date: string | null;
   delivery_address: string | null;
+  /** The customer the job is for (migration 014). */
+  customer_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A job's line (migration 013), in its project's order by `position` (0, 1, …). */
@@ -206,4 +211,19 @@ export interface UploadLocksTable {
   expires_at: number;
   /** 1 once a newer request asked the holder to let go. */
   release_requested: number;
+}
+
+/** A company the shop prints for (migration 014). */
+export interface CustomersTable {
+  id: string;
+  name: string;
+  /** The name case-folded (domain/customer.ts, nameKey): its unique index is the duplicate rule. */
+  name_key: string;
+  gstin: string | null;
+  email: string | null;
+  phone: string | null;
+  billing_address: string | null;
+  active: Bool;
+  created_at: string;
+  updated_at: string;
 }
