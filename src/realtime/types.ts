@@ -63,5 +63,5 @@ export interface RealtimeBroker {
    * Drivers whose browsers subscribe elsewhere (Pusher's private channels): the signature that lets
    * a socket join a channel, or null when this user may not.
    */
-  authorizeChannel?(user: { id: string; role: string }, socketId: string, channel: string): { auth: string } | null;
+  authorizeChannel?(user: { id: string; role: string; customerId?: string | null }, socketId: string, channel: string): { auth: string } | null;
 }
