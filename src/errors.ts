@@ -60,6 +60,10 @@ export const errors = {
   lastAdmin: error(409, 'The last active admin cannot be demoted or deactivated'),
   userNotFound: error(404, 'User not found'),
 
+  // customers (interface.md, additions of 2026-11-24)
+  customerNotFound: error(404, 'Customer not found'),
+  customerNameExists: error(409, 'A customer with this name already exists'),
+
   // sessions (interface.md)
   loginFieldsRequired: error(400, 'Email and password are required'),
   invalidCredentials: error(401, 'Invalid email or password'),

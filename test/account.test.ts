@@ -49,6 +49,7 @@ describe('GET and PATCH /api/account', () => {
         role,
         location: null,
         branch: null,
+        customerId: null,
         emailPreferences: { approvals: true, pi: true, progress: true, documents: true },
       });
     }

@@ -109,3 +109,41 @@ test('015_pi_payments: projects written before it read back without a PI or paym
   assert.deepEqual([updated.pi?.amount, updated.pi?.submittedByName, updated.paid], [amount, 'Older POC', 1_000_000_000_000]);
   assert.deepEqual(await store.stats.outstanding(all), [{ currency: 'INR', amount: 4_000_000_000_000n, projects: 1 }]);
 });
+
+test('014_customers: users and projects written before it read back without a customer, and take one afterwards', async () => {
+  // A database of its own: the one above is at the latest already.
+  const made = await testConfig();
+  const database = await openDatabase(made.config.database, silentLog);
+  const store = createStore(database);
+  try {
+  await migrate(database, { to: previousOf('014_customers') });
+  const now = '2026-04-01T10:00:00.000Z';
+  const userId = newId();
+  const projectId = newId();
+  await database.db
+    .insertInto('users')
+    .values({ id: userId, name: 'Old client', email: `c-${userId}@example.com`, email_key: `c-${userId}@example.com`, role: 'CLIENT', active: true, password_hash: 'x', created_at: now, updated_at: now })
+    .execute();
+  await database.db
+    .insertInto('projects')
+    .values({ id: projectId, name: 'Old job', description: null, poc_id: userId, status: 'REQUESTED', pi_status: 'PENDING', created_at: now, updated_at: now })
+    .execute();
+
+  await migrate(database);
+
+  assert.equal((await store.users.findById(userId))!.customerId, null);
+  const before = (await store.projects.findWithNames(projectId))!;
+  assert.deepEqual([before.customerId, before.customerName], [null, null]);
+  const customerId = newId();
+  await store.customers.insert({ id: customerId, name: 'Acme', gstin: null, email: null, phone: null, billingAddress: null, active: true, createdAt: now, updatedAt: now });
+  await store.users.update(userId, { customerId }, now);
+  await store.projects.update(projectId, { customerId }, now);
+  const after = (await store.projects.findWithNames(projectId))!;
+  assert.deepEqual([after.customerId, after.customerName], [customerId, 'Acme']);
+  const listed = await store.projects.list({ id: newId(), role: 'CLIENT', customerId }, { limit: 10 });
+  assert.deepEqual(listed.items.map((p) => p.id), [projectId], 'a CLIENT of the customer sees the old project once it has the customer');
+  } finally {
+    await database.destroy();
+    await made.cleanup();
+  }
+});

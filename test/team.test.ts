@@ -318,6 +318,7 @@ describe('PATCH /api/team/:id', () => {
       active: true,
       createdAt: m.createdAt,
       updatedAt: res.body.updatedAt,
+      customerId: null,
     });
     assert.ok(Date.parse(res.body.updatedAt) >= Date.parse(m.updatedAt));
 
@@ -463,7 +464,7 @@ describe('PATCH /api/team/:id', () => {
     const newPassword = 'brand new secret 9';
     const res = await admin.patch(`/api/team/${user.id}`, { password: newPassword });
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(Object.keys(res.body).sort(), CREATED_KEYS);
+    assert.deepEqual(Object.keys(res.body).sort(), [...CREATED_KEYS, 'customerId'].sort(), 'PATCH answers the member with their customer');
     assert.match(await storedHash(svc, user.id), /^\$2[aby]\$10\$/);
 
     assertAnswer(await new Client(svc.url).post('/api/auth/login', { email: user.email, password }), 401, INVALID_LOGIN, 'old password');

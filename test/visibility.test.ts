@@ -9,7 +9,7 @@ import { type ProjectScope, type Viewer, maySeeEntry, maySeeProject } from '../s
 import { newId } from '../src/ids.js';
 import { silentLog } from '../src/logger.js';
 import { testConfig } from './helpers/service.js';
-import { PROJECTS, type ProjectName, VIEWERS, type ViewerName, projectNames, viewerNames } from './helpers/visibility-cases.js';
+import { CUSTOMERS, type CustomerName, PROJECTS, type ProjectName, VIEWERS, type ViewerName, projectNames, viewerNames } from './helpers/visibility-cases.js';
 
 /**
  * The visibility rule's SQL twin (src/db/visibility.ts), and every repository query that scopes by
@@ -23,6 +23,7 @@ let cleanup: () => Promise<void>;
 const viewers = {} as Record<ViewerName, Viewer>;
 const userIds = {} as Record<ViewerName, string>;
 const projectIds = {} as Record<ProjectName, string>;
+const customerIds = {} as Record<CustomerName, string>;
 /** What the pure rule reads of each project (null: gone). */
 const scopes = {} as Record<ProjectName, ProjectScope | null>;
 const NOT_A_PROJECT = newId();
@@ -43,20 +44,28 @@ before(async () => {
   await migrate(database);
   store = createStore(database);
   const now = new Date().toISOString();
+  for (const name of CUSTOMERS) {
+    customerIds[name] = newId();
+    await store.customers.insert({ id: customerIds[name], name, gstin: null, email: null, phone: null, billingAddress: null, active: true, createdAt: now, updatedAt: now });
+  }
+  const customerOf = (c: CustomerName | null) => (c === null ? null : customerIds[c]);
   for (const name of viewerNames) {
     const user = await store.users.insert(
       newId(),
-      { name, email: `${name}@example.com`, passwordHash: 'not used', phone: null, role: VIEWERS[name], location: null, branch: null },
+      { name, email: `${name}@example.com`, passwordHash: 'not used', phone: null, role: VIEWERS[name].role, location: null, branch: null },
       now,
     );
-    viewers[name] = { id: user.id, role: user.role };
+    const customerId = customerOf(VIEWERS[name].customer);
+    if (customerId) await store.users.update(user.id, { customerId }, now);
+    viewers[name] = { id: user.id, role: user.role, customerId };
     userIds[name] = user.id;
   }
   for (const name of projectNames) {
     projectIds[name] = newId();
-    const owner = PROJECTS[name];
-    scopes[name] = owner === null ? null : { pocId: viewers[owner].id };
-    if (owner === null) continue;
+    const p = PROJECTS[name];
+    scopes[name] = p === null ? null : { pocId: viewers[p.owner].id, customerId: customerOf(p.customer) };
+    if (p === null) continue;
+    const owner = p.owner;
     const project: Project = {
       id: projectIds[name],
       name,
@@ -66,6 +75,7 @@ before(async () => {
       status: 'REQUESTED',
       piStatus: 'PENDING',
       approval: { status: 'REJECTED', note: null, decidedById: viewers.admin.id, decidedAt: now },
+      customerId: customerOf(p.customer),
       createdAt: now,
       updatedAt: now,
     };

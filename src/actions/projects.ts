@@ -29,14 +29,29 @@ import { notifyProjectChanged } from '../realtime/index.js';
 import { recordProjectActivity } from './record-activity.js';
 
 /** After a project change is committed: the same two notifications as an upload. A failed publish is logged, the change stands. */
-export async function announce(deps: Pick<Deps, 'realtime' | 'log'>, project: Pick<Project, 'id' | 'pocId'>): Promise<void> {
-  await notifyProjectChanged(deps.realtime, project.id, project.pocId).catch((err: unknown) => deps.log.error({ err }, 'realtime notification failed'));
+export async function announce(deps: Pick<Deps, 'realtime' | 'log'>, project: Pick<Project, 'id' | 'pocId' | 'customerId'>): Promise<void> {
+  await notifyProjectChanged(deps.realtime, project.id, project.pocId, project.customerId).catch((err: unknown) => deps.log.error({ err }, 'realtime notification failed'));
 }
 
 export interface NewProject extends Partial<Record<JobField, unknown>> {
   name?: unknown;
   description?: unknown;
   pocId?: unknown;
+  customerId?: unknown;
+}
+
+/**
+ * A project's customer as sent: null (none), or the id of a customer (an unknown one is a 400). A
+ * CLIENT may name only their own company (or none): a project put under another company would be
+ * shown to that company's people.
+ */
+async function customerOf(deps: Pick<Deps, 'store'>, actor: Actor, value: unknown): Promise<string | null> {
+  if (value === null || value === '') return null;
+  if (typeof value !== 'string') throw errors.invalidField('customerId', 'must be the id of a customer or null');
+  const customer = await deps.store.customers.findById(value);
+  if (!customer) throw errors.invalidField('customerId', 'must be the id of a customer');
+  if (actor.role === 'CLIENT' && customer.id !== actor.customerId) throw errors.invalidField('customerId', 'must be your own company');
+  return customer.id;
 }
 
 /** The job's fields of a request, checked (domain/job.ts), or its refusal thrown. */
@@ -62,6 +77,8 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime' | 'con
     if (!poc || !poc.active) throw errors.invalidField('pocId', 'must be the id of an active user');
     pocId = poc.id;
   }
+  // A CLIENT's project is their company's unless they say otherwise.
+  const customerId = input.customerId !== undefined ? await customerOf(deps, actor, input.customerId) : actor.role === 'CLIENT' ? (actor.customerId ?? null) : null;
   const now = nowIso();
   const project: Project = {
     id: newId(),
@@ -71,6 +88,7 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime' | 'con
     status: 'REQUESTED',
     piStatus: 'PENDING',
     approval: null,
+    customerId,
     createdAt: now,
     updatedAt: now,
   };
@@ -103,6 +121,7 @@ export interface ProjectPatch extends Partial<Record<JobField, unknown>> {
   name?: string;
   description?: string | null;
   pocId?: string;
+  customerId?: string | null;
   status?: string;
   piStatus?: string;
   approval?: { status?: string; note?: string | null };
@@ -121,7 +140,7 @@ export async function patchProject(deps: Pick<Deps, 'store' | 'realtime' | 'log'
 }
 
 /** What PATCH /api/projects/:id/details may change: the name, the description and the job. */
-export type DetailsPatch = Pick<ProjectPatch, 'name' | 'description' | JobField>;
+export type DetailsPatch = Pick<ProjectPatch, 'name' | 'description' | 'customerId' | JobField>;
 
 /**
  * PATCH /api/projects/:id/details: the name, the description and the job, by an admin at any time
@@ -129,8 +148,8 @@ export type DetailsPatch = Pick<ProjectPatch, 'name' | 'description' | JobField>
  * PROJECT_UPDATED like PATCH.
  */
 export async function editProjectDetails(deps: Pick<Deps, 'store' | 'realtime' | 'log'>, actor: Actor, id: string, patch: DetailsPatch): Promise<ProjectWithNames> {
-  const { name, description, reference, dueDate, deliveryAddress, items } = patch;
-  const change = await validatePatch(deps, { name, description, reference, dueDate, deliveryAddress, items }, actor);
+  const { name, description, customerId, reference, dueDate, deliveryAddress, items } = patch;
+  const change = await validatePatch(deps, { name, description, customerId, reference, dueDate, deliveryAddress, items }, actor);
   return updateProject(deps, actor, id, change, (current) => decideDetailsEdit(actor, current));
 }
 
@@ -159,7 +178,10 @@ async function updateProject(
     const job = jobChanges(before, { reference: fields.reference, dueDate: fields.dueDate, deliveryAddress: fields.deliveryAddress, items: lines });
     if (lines && job.changed.includes('items')) await store.projectItems.replace(id, lines);
     const project = await store.projects.update(id, fields, now);
-    await recordProjectActivity(store, actor, id, 'PROJECT_UPDATED', { changed: [...changedFields(current, fields), ...job.changed], ...job.details }, now);
+    const changed = changedFields(current, fields);
+    // The customer's move, by id (names change; the ids say whose it was and is).
+    const customer = changed.includes('customerId') ? { customerId: { from: current.customerId, to: fields.customerId ?? null } } : {};
+    await recordProjectActivity(store, actor, id, 'PROJECT_UPDATED', { changed: [...changed, ...job.changed], ...job.details, ...customer }, now);
     return project!;
   });
   await announce(deps, updated);
@@ -180,6 +202,7 @@ async function validatePatch(deps: Pick<Deps, 'store'>, p: ProjectPatch, actor: 
     if (!poc || !poc.active) throw errors.invalidField('pocId', 'must be the id of an active user');
     f.pocId = poc.id;
   }
+  if (p.customerId !== undefined) f.customerId = await customerOf(deps, actor, p.customerId);
   if (p.status !== undefined) f.status = enumField<ProjectStatus>('status', PROJECT_STATUSES, p.status);
   if (p.piStatus !== undefined) f.piStatus = enumField<PiStatus>('piStatus', PI_STATUSES, p.piStatus);
   if (p.approval !== undefined) {

@@ -49,6 +49,8 @@ export interface TeamMemberChange {
   branch?: string | null;
   active?: boolean;
   password?: string;
+  /** The company the user belongs to (null: none); an unknown customer is a 400. */
+  customerId?: string | null;
 }
 
 /**
@@ -71,6 +73,7 @@ export async function updateTeamMember(deps: Pick<Deps, 'store' | 'realtime' | '
     const current = await store.users.findById(id);
     if (!current) throw errors.userNotFound();
     if (email !== undefined && email.toLowerCase() !== current.email.toLowerCase() && (await store.users.emailTaken(email))) throw errors.emailExists();
+    if (change.customerId && !(await store.customers.findById(change.customerId))) throw errors.invalidField('customerId', 'must be the id of a customer');
     const fields: UserChange = {
       name: change.name?.trim(),
       email,
@@ -79,6 +82,7 @@ export async function updateTeamMember(deps: Pick<Deps, 'store' | 'realtime' | '
       location: change.location === undefined ? undefined : optionalText(change.location),
       branch: change.branch === undefined ? undefined : optionalText(change.branch),
       active: change.active,
+      customerId: change.customerId === undefined ? undefined : change.customerId || null,
       passwordHash,
     };
     const losesAdmin = current.role === 'ADMIN' && current.active && ((fields.role && fields.role !== 'ADMIN') || fields.active === false);
@@ -99,9 +103,16 @@ export async function updateTeamMember(deps: Pick<Deps, 'store' | 'realtime' | '
   return after;
 }
 
-/** Open streams follow a user's change at once, on every instance: ended on deactivation or a new password, re-scoped on a role change. */
+/** Open streams follow a user's change at once, on every instance: ended on deactivation or a new password, re-scoped on a change of role or customer. */
 async function announceUserChange(deps: Pick<Deps, 'realtime'>, before: User, after: User, passwordChanged: boolean): Promise<void> {
   if (before.active && !after.active) await endSessions(deps.realtime, { userId: after.id, reason: 'deactivated' });
   else if (passwordChanged) await endSessions(deps.realtime, { userId: after.id, reason: 'password-changed' });
-  if (before.role !== after.role) await userChanged(deps.realtime, after);
+  if (before.role !== after.role || before.customerId !== after.customerId) await userChanged(deps.realtime, after);
+}
+
+/** GET /api/team/:id: one member, with their customer. */
+export async function getTeamMember(deps: Pick<Deps, 'store'>, id: string): Promise<User> {
+  const user = await deps.store.users.findById(id);
+  if (!user) throw errors.userNotFound();
+  return user;
 }

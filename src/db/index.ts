@@ -16,6 +16,7 @@ import { eventLogIndex } from './migrations/009_event_log_index.js';
 import { loginAttempts } from './migrations/010_login_attempts.js';
 import { serverSecrets } from './migrations/011_server_secrets.js';
 import { job } from './migrations/013_job.js';
+import { customers } from './migrations/014_customers.js';
 import { piPayments } from './migrations/015_pi_payments.js';
 import type { Tables } from './schema.js';
 
@@ -145,6 +146,7 @@ const migrations = (dialect: Dialect) => ({
   '010_login_attempts': loginAttempts(dialect),
   '011_server_secrets': serverSecrets(),
   '013_job': job(),
+  '014_customers': customers(dialect),
   '015_pi_payments': piPayments(dialect),
 });
 

@@ -1,8 +1,10 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { ProjectScope } from '../domain/visibility.js';
 import { EMAIL_CATEGORIES, type EmailCategory } from '../mail/rules.js';
 import type { Database, DB } from './index.js';
 import { reusable } from './reusable.js';
-import { viewersOf } from './visibility.js';
+import type { Tables } from './schema.js';
+import { customersClients, viewersOf } from './visibility.js';
 
 /** A stored event of an outbox row (mail/outbox.ts writes it; names are read when the email is sent). */
 export interface OutboxEvent {
@@ -28,20 +30,27 @@ const parseEvents = (v: unknown): OutboxEvent[] => (typeof v === 'string' ? JSON
  * Who may be told, by the audience's shape (every upload asks): each compiled once (db/reusable.ts).
  * Whatever the audience, only users who may see the project (db/visibility.ts).
  */
-const activeRecipients = (db: DB, exceptId: string, category: string, pocId: string) =>
+const activeRecipients = (db: DB, exceptId: string, category: string, pocId: string, customerId: string | null) =>
   db
     .selectFrom('users')
     .select('id')
     .where('active', '=', true)
     .where('id', '!=', exceptId)
     .where((eb) => eb.not(eb.exists(eb.selectFrom('email_optouts').select('user_id').whereRef('email_optouts.user_id', '=', 'users.id').where('email_optouts.category', '=', category))))
-    .where(viewersOf({ pocId }))
+    .where(viewersOf({ pocId, customerId }))
     .orderBy('id');
+/** The owner's side of a project: its POC, and the CLIENTs of its customer (who follow their company's projects). */
+const ownersSide = (pocId: string, customerId: string | null) => (eb: ExpressionBuilder<Tables, 'users'>) =>
+  eb.or([eb('users.id', '=', pocId), customersClients(customerId)(eb)]);
 const recipientQueries = {
-  admins: reusable((db, exceptId: string, category: string, pocId: string) => activeRecipients(db, exceptId, category, pocId).where('role', '=', 'ADMIN')),
-  poc: reusable((db, exceptId: string, category: string, pocId: string) => activeRecipients(db, exceptId, category, pocId).where('id', '=', pocId)),
-  adminsAndPoc: reusable((db, exceptId: string, category: string, pocId: string) =>
-    activeRecipients(db, exceptId, category, pocId).where((eb) => eb.or([eb('role', '=', 'ADMIN'), eb('id', '=', pocId)])),
+  admins: reusable((db, exceptId: string, category: string, pocId: string, customerId: string | null) =>
+    activeRecipients(db, exceptId, category, pocId, customerId).where('role', '=', 'ADMIN'),
+  ),
+  poc: reusable((db, exceptId: string, category: string, pocId: string, customerId: string | null) =>
+    activeRecipients(db, exceptId, category, pocId, customerId).where(ownersSide(pocId, customerId)),
+  ),
+  adminsAndPoc: reusable((db, exceptId: string, category: string, pocId: string, customerId: string | null) =>
+    activeRecipients(db, exceptId, category, pocId, customerId).where((eb) => eb.or([eb('role', '=', 'ADMIN'), ownersSide(pocId, customerId)(eb)])),
   ),
 };
 
@@ -49,12 +58,13 @@ const recipientQueries = {
 export function outboxRepo(db: DB, dialect: Database['dialect']) {
   return {
     /**
-     * The active users to tell about the project: the admins and/or its POC, among those who may see
-     * it, except the actor and anyone who switched the category off. Ordered by id, one lock order
+     * The active users to tell about the project: the admins and/or its owner's side (its POC and the
+     * CLIENTs of its customer), among those who may see it, except the actor and anyone who switched the category off. Ordered by id, one lock order
      * for every transaction.
      */
     async recipients(a: { admins: boolean; poc: boolean; project: ProjectScope; category: EmailCategory; exceptId: string }): Promise<string[]> {
-      const args = [a.exceptId, a.category, a.project.pocId] as const;
+      // A placeholder for "no customer" keeps one compiled shape: no user has an empty customer id.
+      const args = [a.exceptId, a.category, a.project.pocId, a.project.customerId ?? ''] as const;
       const query = a.admins && a.poc ? recipientQueries.adminsAndPoc(db, dialect, ...args)
         : a.admins ? recipientQueries.admins(db, dialect, ...args)
         : a.poc ? recipientQueries.poc(db, dialect, ...args)

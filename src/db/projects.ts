@@ -21,6 +21,7 @@ export interface ProjectFilter {
   /** PENDING also matches a project without an approval record (no decision yet). */
   approval?: ApprovalStatus;
   pocId?: string;
+  customerId?: string;
   piStatus?: PiStatus;
   /** Open projects (not DELIVERED or CANCELLED) whose due date is in this range (domain/due.ts, dueRange): `before` exclusive, `from` and `through` inclusive. */
   dueRange?: { before?: string; from?: string; through?: string };
@@ -34,6 +35,7 @@ export interface ProjectFields extends Partial<JobDetails> {
   name?: string;
   description?: string | null;
   pocId?: string;
+  customerId?: string | null;
   status?: ProjectStatus;
   piStatus?: PiStatus;
   approval?: Approval;
@@ -50,15 +52,16 @@ export const OPEN_WITH_DUE_DATE = sql<SqlBool>`${sql.ref('projects.status')} not
 
 /**
  * What `q` looks in, each lower-cased and matched as "contains": the project's name, the customer's
- * reference and the POC's name. (The customer's name joins this list when projects have customers.)
+ * reference, the POC's name and the customer's name.
  */
-const SEARCHED = ['projects.name', 'projects.reference', 'poc.name'] as const;
+const SEARCHED = ['projects.name', 'projects.reference', 'poc.name', 'customer.name'] as const;
 
 /** The list's filters but for who may see (visibleTo) and its order and cursor, as one condition. */
 function listFilters(f: ProjectFilter) {
-  return (eb: ExpressionBuilder<Tables, 'projects'>): Expression<SqlBool> => {
+  return (eb: ExpressionBuilder<Tables & { poc: Tables['users']; customer: Tables['customers'] }, 'projects' | 'poc' | 'customer'>): Expression<SqlBool> => {
     const terms: Expression<SqlBool>[] = [];
     if (f.pocId !== undefined) terms.push(eb('projects.poc_id', '=', f.pocId));
+    if (f.customerId !== undefined) terms.push(eb('projects.customer_id', '=', f.customerId));
     if (f.status !== undefined) terms.push(eb('projects.status', '=', f.status));
     if (f.piStatus !== undefined) terms.push(eb('projects.pi_status', '=', f.piStatus));
     if (f.approval === 'PENDING') terms.push(eb.or([eb('projects.approval_status', 'is', null), eb('projects.approval_status', '=', 'PENDING')]));
@@ -82,18 +85,19 @@ function listFilters(f: ProjectFilter) {
 /** Projects, with the names of their POC and approval decider where answers show them. */
 export function projectsRepo(db: DB, dialect: Database['dialect']) {
   /**
-   * Projects with the names of their POC and of their approval's decider: LEFT JOINs on the users'
-   * primary key, so the rows and their order are the projects' own (and their indexes serve the
-   * filters and the order). Only the names are read from users.
+   * Projects with the names of their POC, of their approval's decider and of their customer: LEFT
+   * JOINs on primary keys, so the rows and their order are the projects' own (and their indexes
+   * serve the filters and the order). Only the names are read from users and customers.
    */
   const withNames = () =>
     db
       .selectFrom('projects')
       .leftJoin('users as poc', 'poc.id', 'projects.poc_id')
       .leftJoin('users as decider', 'decider.id', 'projects.approval_decided_by_id')
+      .leftJoin('customers as customer', 'customer.id', 'projects.customer_id')
       .leftJoin('users as pi_submitter', 'pi_submitter.id', 'projects.pi_submitted_by_id')
       .selectAll('projects')
-      .select(['poc.name as poc_name', 'decider.name as approval_decided_by_name', 'pi_submitter.name as pi_submitted_by_name']);
+      .select(['poc.name as poc_name', 'decider.name as approval_decided_by_name', 'customer.name as customer_name', 'pi_submitter.name as pi_submitted_by_name']);
 
   const items = projectItemsRepo(db);
   const payments = paymentsRepo(db);
@@ -154,7 +158,7 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
 
   return {
     /** A new project; the job's details when given (its lines go through projectItems). */
-    async insert(p: Project & Partial<JobDetails>): Promise<void> {
+    async insert(p: Omit<Project, 'customerId'> & { customerId?: string | null } & Partial<JobDetails>): Promise<void> {
       await db
         .insertInto('projects')
         .values({
@@ -173,6 +177,7 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
           reference: p.reference ?? null,
           due_date: p.dueDate ?? null,
           delivery_address: p.deliveryAddress ?? null,
+          customer_id: p.customerId ?? null,
         })
         .execute();
     },
@@ -228,6 +233,7 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
             pi_submitted_at: f.pi.submittedAt,
             pi_submitted_by_id: f.pi.submittedById,
           }),
+          customer_id: f.customerId,
           ...(f.approval && {
             approval_status: f.approval.status,
             approval_note: f.approval.note,

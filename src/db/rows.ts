@@ -21,7 +21,7 @@ import type { ActivityLogTable, FileUploadsTable, PaymentsTable, ProjectItemsTab
 /** Row → domain object mappers: the one place where column names meet field names. */
 
 /** Every users column but the password hash: only a login reads the hash. */
-export const USER_COLUMNS = ['id', 'name', 'email', 'phone', 'role', 'location', 'branch', 'active', 'created_at', 'updated_at'] as const;
+export const USER_COLUMNS = ['id', 'name', 'email', 'phone', 'role', 'location', 'branch', 'active', 'customer_id', 'created_at', 'updated_at'] as const;
 export type UserRow = Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>;
 
 export const toUser = (r: UserRow): User => ({
@@ -33,6 +33,7 @@ export const toUser = (r: UserRow): User => ({
   location: r.location,
   branch: r.branch,
   active: Boolean(r.active),
+  customerId: r.customer_id,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -52,15 +53,17 @@ export const toProject = (r: Selectable<ProjectsTable>): Project => ({
         decidedAt: r.approval_decided_at,
       }
     : null,
+  customerId: r.customer_id,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
 
-/** A projects row with the names of its POC, its approval's decider and its PI's submitter (LEFT JOINs on users). */
+/** A projects row with the names of its POC, its approval's decider and its PI's submitter (LEFT JOINs on users), and its customer's name. */
 export type ProjectRowWithNames = Selectable<ProjectsTable> & {
   poc_name: string | null;
   approval_decided_by_name: string | null;
   pi_submitted_by_name: string | null;
+  customer_name: string | null;
 };
 
 /** A project as answers show it, with the lines and the sum of payments its repository reads beside it. */
@@ -69,6 +72,7 @@ export const toProjectWithNames = (r: ProjectRowWithNames, items: JobItem[], pai
   return {
     ...project,
     pocName: r.poc_name,
+    customerName: r.customer_name,
     approval: project.approval && { ...project.approval, decidedByName: r.approval_decided_by_name },
     reference: r.reference,
     dueDate: r.due_date,

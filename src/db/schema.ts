@@ -19,6 +19,7 @@ export interface Tables {
   idempotency_keys: IdempotencyKeysTable;
   resumable_uploads: ResumableUploadsTable;
   upload_locks: UploadLocksTable;
+  customers: CustomersTable;
 }
 
 /** SQLite answers 0/1 and PostgreSQL true/false; the data layer maps both to boolean. */
@@ -38,6 +39,8 @@ export interface UsersTable {
   password_hash: string;
   created_at: string;
   updated_at: string;
+  /** The company a CLIENT belongs to (migration 014): widens what a CLIENT sees. */
+  customer_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SessionsTable {
@@ -65,6 +68,8 @@ export interface ProjectsTable {
   reference: string | null;
   due_date: string | null;
   delivery_address: string | null;
+  /** The customer the job is for (migration 014). */
+  customer_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The PI's figures (migration 015): null until one is submitted; replaced by a new submission. Amounts in minor units. */
   pi_number: string | null;
   pi_amount: ColumnType<number | null, number | null, number | null>;
@@ -228,4 +233,19 @@ export interface UploadLocksTable {
   expires_at: number;
   /** 1 once a newer request asked the holder to let go. */
   release_requested: number;
+}
+
+/** A company the shop prints for (migration 014). */
+export interface CustomersTable {
+  id: string;
+  name: string;
+  /** The name case-folded (domain/customer.ts, nameKey): its unique index is the duplicate rule. */
+  name_key: string;
+  gstin: string | null;
+  email: string | null;
+  phone: string | null;
+  billing_address: string | null;
+  active: Bool;
+  created_at: string;
+  updated_at: string;
 }

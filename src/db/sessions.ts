@@ -28,15 +28,15 @@ export function sessionsRepo(db: DB, dialect: Database['dialect']) {
       return row && { user: toUser(row), expiresAt: row.expires_at };
     },
     /** The sessions among these token hashes that still exist, with their user's role and active flag (expired ones included). */
-    async findMany(tokenHashes: string[]): Promise<{ tokenHash: string; expiresAt: string; role: Role; active: boolean }[]> {
+    async findMany(tokenHashes: string[]): Promise<{ tokenHash: string; expiresAt: string; role: Role; active: boolean; customerId: string | null }[]> {
       if (!tokenHashes.length) return [];
       const rows = await db
         .selectFrom('sessions')
         .innerJoin('users', 'users.id', 'sessions.user_id')
-        .select(['sessions.token_hash', 'sessions.expires_at', 'users.role', 'users.active'])
+        .select(['sessions.token_hash', 'sessions.expires_at', 'users.role', 'users.active', 'users.customer_id'])
         .where('sessions.token_hash', 'in', tokenHashes)
         .execute();
-      return rows.map((r) => ({ tokenHash: r.token_hash, expiresAt: r.expires_at, role: r.role as Role, active: Boolean(r.active) }));
+      return rows.map((r) => ({ tokenHash: r.token_hash, expiresAt: r.expires_at, role: r.role as Role, active: Boolean(r.active), customerId: r.customer_id }));
     },
     async extend(tokenHash: string, expiresAt: string): Promise<void> {
       await db.updateTable('sessions').set({ expires_at: expiresAt }).where('token_hash', '=', tokenHash).execute();

@@ -1,5 +1,6 @@
 import { CompiledQuery, sql } from 'kysely';
 import { activityRepo } from './activity.js';
+import { customersRepo } from './customers.js';
 import { filesRepo } from './files.js';
 import { idempotencyKeysRepo } from './idempotency-keys.js';
 import type { Database } from './index.js';
@@ -85,6 +86,7 @@ function repositories({ db, dialect }: Database) {
     users: () => usersRepo(db, dialect),
     sessions: () => sessionsRepo(db, dialect),
     projects: () => projectsRepo(db, dialect),
+    customers: () => customersRepo(db),
     projectItems: () => projectItemsRepo(db),
     payments: () => paymentsRepo(db),
     files: () => filesRepo(db, dialect),

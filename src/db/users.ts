@@ -12,7 +12,7 @@ export interface NewUser {
   branch: string | null;
 }
 
-export type UserChange = Partial<Pick<User, 'name' | 'email' | 'phone' | 'role' | 'location' | 'branch' | 'active'>> & { passwordHash?: string };
+export type UserChange = Partial<Pick<User, 'name' | 'email' | 'phone' | 'role' | 'location' | 'branch' | 'active' | 'customerId'>> & { passwordHash?: string };
 
 /** The team: users, and their password hashes (read only where a password is checked). */
 export function usersRepo(db: DB, dialect: Database['dialect']) {
@@ -84,6 +84,7 @@ export function usersRepo(db: DB, dialect: Database['dialect']) {
           location: change.location,
           branch: change.branch,
           active: change.active,
+          customer_id: change.customerId,
           password_hash: change.passwordHash,
           updated_at: now,
         })

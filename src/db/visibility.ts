@@ -1,5 +1,5 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
-import { type ProjectScope, type Viewer, seesEverything } from '../domain/visibility.js';
+import { type ProjectScope, type Viewer, customerSeenBy, seesEverything } from '../domain/visibility.js';
 import type { Tables } from './schema.js';
 
 /*
@@ -19,7 +19,11 @@ export const visibleTo =
   (scope: Scope) =>
   (eb: ExpressionBuilder<Tables, 'projects'>): Expression<SqlBool> => {
     const viewer = limitedTo(scope);
-    return viewer ? eb('projects.poc_id', '=', viewer.id) : eb.lit(true);
+    if (!viewer) return eb.lit(true);
+    const customerId = customerSeenBy(viewer);
+    return customerId === null
+      ? eb('projects.poc_id', '=', viewer.id)
+      : eb.or([eb('projects.poc_id', '=', viewer.id), eb('projects.customer_id', '=', customerId)]);
   };
 
 /** maySeeEntry as a condition on the query's `activity_log`: the entries the scope may see. */
@@ -33,14 +37,25 @@ export const visibleEntries =
         ])
       : eb.lit(true);
 
-/** The rule from the project's side, as a condition on the query's `users`: the users who may see this project. */
+/**
+ * The rule from the project's side, as a condition on the query's `users`: the users who may see
+ * this project. One shape whatever the project (a null customer matches no one: `= null` is never
+ * true), so statements compiled once with it stay valid.
+ */
 export const viewersOf =
   (project: ProjectScope) =>
   (eb: ExpressionBuilder<Tables, 'users'>): Expression<SqlBool> =>
-    eb.or([eb('users.role', '=', 'ADMIN'), eb('users.id', '=', project.pocId)]);
+    eb.or([eb('users.role', '=', 'ADMIN'), eb('users.id', '=', project.pocId), customersClients(project.customerId ?? null)(eb)]);
+
+/** The CLIENTs of a customer (none for null), as a condition on `users`: those of the project's customer see it. */
+export const customersClients =
+  (customerId: string | null) =>
+  (eb: ExpressionBuilder<Tables, 'users'>): Expression<SqlBool> =>
+    eb.and([eb('users.role', '=', 'CLIENT'), eb('users.customer_id', '=', customerId)]);
 
 /** The columns the rule reads of a project, for a query whose rows are judged in code (the realtime hub's log reads). */
-export const PROJECT_SCOPE_COLUMNS = ['projects.poc_id'] as const;
+export const PROJECT_SCOPE_COLUMNS = ['projects.poc_id', 'projects.customer_id'] as const;
 
 /** Those columns as the rule reads them; a project missing from a LEFT JOIN is null. */
-export const toProjectScope = (r: { poc_id: string | null }): ProjectScope | null => (r.poc_id === null ? null : { pocId: r.poc_id });
+export const toProjectScope = (r: { poc_id: string | null; customer_id: string | null }): ProjectScope | null =>
+  r.poc_id === null ? null : { pocId: r.poc_id, customerId: r.customer_id };

@@ -43,6 +43,8 @@ test('every action in the list is written by something, once', () => {
     'PAYMENT_RECORDED', // POST /api/projects/:id/payments
     ...PROJECT_ACTIONS.map((a) => LIFECYCLE[a].activity),
     ...DOCUMENT_TYPES.map(uploadedAction),
+    'CUSTOMER_CREATED', // POST /api/customers
+    'CUSTOMER_UPDATED', // PATCH /api/customers/:id
   ];
   assert.equal(new Set(written).size, written.length, 'no two writers share an action');
   assert.deepEqual([...written].sort(), [...ACTIVITY_ACTIONS].sort());

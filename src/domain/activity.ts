@@ -26,6 +26,9 @@ export const ACTIVITY_ACTIONS = [
   'PO_UPLOADED',
   'CHALLAN_UPLOADED',
   'INVOICE_UPLOADED',
+  // Customers (entityType `customer`): seen only by those who see everything (visibility.ts, maySeeEntry).
+  'CUSTOMER_CREATED',
+  'CUSTOMER_UPDATED',
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 

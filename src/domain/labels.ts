@@ -27,6 +27,9 @@ export const FIELD_LABELS: Record<string, string> = {
   validUntil: 'Valid until',
   receivedOn: 'Received on',
   method: 'Method',
+  customerId: 'Customer',
+  gstin: 'GSTIN',
+  billingAddress: 'Billing address',
 };
 
 /** A field, or a job line's field by its place in `items` ("items.2.quantity" is "Line 3 quantity"). */

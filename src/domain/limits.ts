@@ -21,6 +21,8 @@ export const MAX_LENGTH = {
   number: 100,
   /** How a payment came (bank transfer, cheque, UPI, …). */
   method: 100,
+  /** A customer's billing address. */
+  billingAddress: 1000,
 } as const;
 export type LimitedField = keyof typeof MAX_LENGTH;
 

@@ -37,6 +37,8 @@ export interface Project {
   status: ProjectStatus;
   piStatus: PiStatus;
   approval: Approval | null;
+  /** The customer the job is for (null: none recorded). */
+  customerId: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -101,6 +103,8 @@ export interface User {
   location: string | null;
   branch: string | null;
   active: boolean;
+  /** The company a user belongs to (null by default); only a CLIENT's widens what they see. */
+  customerId: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -151,6 +155,7 @@ export interface ApprovalWithNames extends Approval {
 /** A project as answers show it: with the names, the job's details and its lines in order. */
 export interface ProjectWithNames extends Omit<Project, 'approval'>, JobDetails {
   pocName: string | null;
+  customerName: string | null;
   approval: ApprovalWithNames | null;
   items: JobItem[];
   pi: PiWithNames | null;

@@ -78,6 +78,7 @@ function project(status: ProjectStatus, piStatus: PiStatus, approval: ApprovalSt
     status,
     piStatus,
     approval: approval ? { status: approval, note: null, decidedById: 'someone', decidedAt: '2029-12-31T00:00:00.000Z' } : null,
+    customerId: null,
     createdAt: '2029-12-30T00:00:00.000Z',
     updatedAt: '2029-12-31T00:00:00.000Z',
   };

@@ -4,16 +4,16 @@ import { PROJECTS, SEE_OTHER_ENTRIES, VIEWERS, VISIBILITY_CASES, viewerNames } f
 import type { User } from './model.js';
 import { type ProjectScope, type Viewer, maySeeEntry, maySeeProject, seesEverything, viewerOf } from './visibility.js';
 
-// The viewers' ids are their names; a project is its owner's id (null: gone).
-const viewer = (name: keyof typeof VIEWERS): Viewer => ({ id: name, role: VIEWERS[name] });
+// The viewers' ids are their names, customers' ids theirs; a project is its owner's id and its customer (null: gone).
+const viewer = (name: keyof typeof VIEWERS): Viewer => ({ id: name, role: VIEWERS[name].role, customerId: VIEWERS[name].customer });
 const project = (name: keyof typeof PROJECTS): ProjectScope | null => {
-  const owner = PROJECTS[name];
-  return owner === null ? null : { pocId: owner };
+  const p = PROJECTS[name];
+  return p === null ? null : { pocId: p.owner, customerId: p.customer };
 };
 
 describe('maySeeProject: who may see a project', () => {
   for (const c of VISIBILITY_CASES) {
-    test(`${c.viewer} (${VIEWERS[c.viewer]}), ${c.project}: ${c.sees ? 'sees it' : 'does not'}`, () => {
+    test(`${c.viewer} (${VIEWERS[c.viewer].role}), ${c.project}: ${c.sees ? 'sees it' : 'does not'}`, () => {
       assert.equal(maySeeProject(viewer(c.viewer), project(c.project)), c.sees);
     });
   }
@@ -48,8 +48,19 @@ test('viewerOf keeps only what the rule reads of a user', () => {
     location: null,
     branch: null,
     active: true,
+    customerId: 'acme',
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:00:00.000Z',
   };
-  assert.deepEqual(viewerOf(user), { id: 'u', role: 'POC' });
+  assert.deepEqual(viewerOf(user), { id: 'u', role: 'POC', customerId: 'acme' });
+});
+
+test('a customer widens only what a CLIENT sees, and only to projects of that very customer', () => {
+  const project = { pocId: 'someone', customerId: 'acme' };
+  assert.equal(maySeeProject({ id: 'c', role: 'CLIENT', customerId: 'acme' }, project), true);
+  assert.equal(maySeeProject({ id: 'c', role: 'CLIENT', customerId: 'beta' }, project), false);
+  assert.equal(maySeeProject({ id: 'c', role: 'CLIENT', customerId: null }, project), false);
+  assert.equal(maySeeProject({ id: 'c', role: 'CLIENT' }, project), false);
+  assert.equal(maySeeProject({ id: 'c', role: 'CLIENT', customerId: null }, { pocId: 'someone', customerId: null }), false, 'no customer matches no customer');
+  assert.equal(maySeeProject({ id: 'p', role: 'POC', customerId: 'acme' }, project), false);
 });

@@ -3,7 +3,8 @@ import type { Project, User } from './model.js';
 /*
  * Who may see a project: the one rule behind every project list and lookup, the activity log, the
  * dashboard's figures, the realtime streams (live and replayed) and the emails' recipients
- * (interface.md: ADMIN sees everything, anyone else the projects whose pocId is theirs). Queries
+ * (interface.md, additions of 2026-11-24: an ADMIN sees everything; anyone else the projects whose
+ * pocId is theirs; a CLIENT also those of the customer they belong to). Queries
  * use its SQL twin, db/visibility.ts: change the two together; test/visibility.test.ts runs the
  * twin on both databases over the cases of visibility.test.ts and fails when they disagree.
  *
@@ -13,13 +14,16 @@ import type { Project, User } from './model.js';
  */
 
 /** What the rule reads of the user who looks. Made from the session's user by viewerOf, so a field the rule comes to need is added in one place. */
-export type Viewer = Pick<User, 'id' | 'role'>;
+export type Viewer = Pick<User, 'id' | 'role'> & Partial<Pick<User, 'customerId'>>;
 
-/** What the rule reads of a project. */
-export type ProjectScope = Pick<Project, 'pocId'>;
+/** What the rule reads of a project (a customer left out is none). */
+export type ProjectScope = Pick<Project, 'pocId'> & Partial<Pick<Project, 'customerId'>>;
 
 /** The viewer a user is: only the fields the rule reads (a stream keeps it while the user's record moves on). */
-export const viewerOf = (user: Viewer): Viewer => ({ id: user.id, role: user.role });
+export const viewerOf = (user: Viewer): Viewer => ({ id: user.id, role: user.role, customerId: user.customerId ?? null });
+
+/** The customer whose projects this viewer sees besides their own: only a CLIENT's customer widens what they see. */
+export const customerSeenBy = (viewer: Viewer): string | null => (viewer.role === 'CLIENT' ? (viewer.customerId ?? null) : null);
 
 /** Sees every project, and what belongs to none (activity entries about anything but a project). */
 export const seesEverything = (viewer: Viewer): boolean => viewer.role === 'ADMIN';
@@ -27,7 +31,10 @@ export const seesEverything = (viewer: Viewer): boolean => viewer.role === 'ADMI
 /** May this viewer see this project? A project that no longer exists (null) only those who see everything. */
 export function maySeeProject(viewer: Viewer, project: ProjectScope | null): boolean {
   if (seesEverything(viewer)) return true;
-  return project !== null && project.pocId === viewer.id;
+  if (project === null) return false;
+  if (project.pocId === viewer.id) return true;
+  const customerId = customerSeenBy(viewer);
+  return customerId !== null && (project.customerId ?? null) === customerId;
 }
 
 /** May this viewer see this activity entry: one about a project, with the project; any other, only those who see everything. */

@@ -27,6 +27,8 @@ export const TeamMember = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 });
 export const CreatedTeamMember = Type.Object({ ...TeamMember.properties, updatedAt: Type.String({ format: 'date-time' }) });
+/** GET and PATCH /api/team/:id: a member with the company they belong to. */
+export const TeamMemberDetail = Type.Object({ ...CreatedTeamMember.properties, customerId: NullableString({ description: 'the customer the user belongs to (a CLIENT sees its projects)' }) });
 
 export const NewTeamMember = Type.Object({
   name: Type.String(),
@@ -48,6 +50,7 @@ export const TeamMemberChange = Type.Object(
     branch: Type.Optional(NullableString()),
     active: Type.Optional(Type.Boolean()),
     password: Type.Optional(Type.String({ description: 'at least 8 characters' })),
+    customerId: Type.Optional(NullableString({ description: 'the id of a customer, or null; only a CLIENT sees its projects' })),
   },
   { additionalProperties: false },
 );
@@ -148,6 +151,8 @@ export const PaymentInput = Type.Object(
   },
   { additionalProperties: false },
 );
+/** A project's customer as sent: the id of a customer, or null for none (a CLIENT: only their own company). */
+export const CustomerIdInput = Type.Optional(NullableString({ description: 'the id of a customer, or null; a CLIENT may name only their own company' }));
 
 export const Project = Type.Object({
   id: Type.String(),
@@ -155,6 +160,8 @@ export const Project = Type.Object({
   description: NullableString(),
   pocId: Type.String(),
   pocName: NullableString({ description: "the POC's name" }),
+  customerId: NullableString({ description: 'the customer the job is for' }),
+  customerName: NullableString({ description: "the customer's name" }),
   status: enumOf(PROJECT_STATUSES),
   piStatus: enumOf(PI_STATUSES),
   approval: Nullable(Approval),
@@ -239,7 +246,7 @@ const emailPreferenceFields = {
 
 /** One's own profile as the team list shows it (without the admin's active and createdAt), and the email preferences. */
 const { active: _active, createdAt: _createdAt, ...profile } = TeamMember.properties;
-export const Account = Type.Object({ ...profile, emailPreferences: Type.Object(emailPreferenceFields) });
+export const Account = Type.Object({ ...profile, customerId: NullableString({ description: 'the customer one belongs to' }), emailPreferences: Type.Object(emailPreferenceFields) });
 
 export const AccountChange = Type.Object(
   {
@@ -250,3 +257,37 @@ export const AccountChange = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** A customer (interface.md, additions of 2026-11-24). */
+export const Customer = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  gstin: NullableString({ description: '15 characters, upper case: state code, PAN, entity, Z, check character' }),
+  email: NullableString(),
+  phone: NullableString(),
+  billingAddress: NullableString(),
+  active: Type.Boolean(),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+
+/** A customer with its CLIENT users (ADMIN and POC only). */
+export const CustomerDetail = Type.Object({
+  ...Customer.properties,
+  clients: Type.Optional(
+    Type.Array(Type.Object({ id: Type.String(), name: Type.String(), email: Type.String(), active: Type.Boolean() }), {
+      description: 'the CLIENT users attached (ADMIN and POC only)',
+    }),
+  ),
+});
+
+const customerFields = {
+  gstin: Type.Optional(NullableString({ description: 'GSTIN, checked by its format and check character; lower case is upper-cased; null or blank clears' })),
+  email: Type.Optional(NullableString({ description: `a whole address, at most ${MAX_LENGTH.email} characters` })),
+  phone: Type.Optional(NullableString({ description: `at most ${MAX_LENGTH.phone} characters` })),
+  billingAddress: Type.Optional(NullableString({ description: `at most ${MAX_LENGTH.billingAddress} characters` })),
+  active: Type.Optional(Type.Boolean({ description: 'ADMIN only' })),
+};
+
+export const NewCustomer = Type.Object({ name: Type.String({ description: `unique (case-insensitive), at most ${MAX_LENGTH.name} characters` }), ...customerFields }, { additionalProperties: false });
+export const CustomerChange = Type.Object({ name: Type.Optional(Type.String({ description: `unique (case-insensitive), at most ${MAX_LENGTH.name} characters` })), ...customerFields }, { additionalProperties: false });

@@ -12,7 +12,7 @@ import { audienceOf } from './rules.js';
 export async function queueProjectEmails(
   store: Store,
   batchSeconds: number,
-  change: { actor: Actor; project: Pick<Project, 'id' | 'pocId'>; action: ActivityAction; details: Record<string, unknown>; at: string },
+  change: { actor: Actor; project: Pick<Project, 'id' | 'pocId'> & Partial<Pick<Project, 'customerId'>>; action: ActivityAction; details: Record<string, unknown>; at: string },
 ): Promise<void> {
   const audience = audienceOf(change.action, change.actor, change.project);
   if (!audience) return;

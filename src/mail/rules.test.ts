@@ -30,6 +30,8 @@ test('who is told of each change (issue 12, "Who gets what")', () => {
     ['CHALLAN_UPLOADED', { id: 'other-admin', role: 'ADMIN' }, { category: 'documents', admins: false, poc: true }],
     ['PAYMENT_RECORDED', admin, { category: 'pi', admins: false, poc: true }],
     ['PROJECT_UPDATED', admin, null],
+    ['CUSTOMER_CREATED', admin, null],
+    ['CUSTOMER_UPDATED', poc, null],
   ];
   for (const [action, actor, expected] of table) assert.deepEqual(audienceOf(action, actor, project), expected, `${action} by ${actor.id}`);
   // Every action is decided, by the table above and by EMAIL_RULES (a rule, or null for none): none is left to a default.

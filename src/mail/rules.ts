@@ -84,6 +84,9 @@ export const EMAIL_RULES: Record<ActivityAction, Rule | null> = {
   PO_UPLOADED: uploaded('PO'),
   CHALLAN_UPLOADED: uploaded('Challan'),
   INVOICE_UPLOADED: uploaded('Invoice'),
+  // About a customer, not a project: no email.
+  CUSTOMER_CREATED: null,
+  CUSTOMER_UPDATED: null,
 };
 
 /** The rule of an action as stored (an outbox row's), or null when it sends no email or is no longer written. */

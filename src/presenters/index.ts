@@ -1,6 +1,8 @@
 import { typeMismatch } from '../domain/content-types.js';
 import { duplicatesOf } from '../domain/duplicates.js';
 import { isOverdue } from '../domain/due.js';
+import type { CustomerClient } from '../db/customers.js';
+import type { Customer } from '../domain/customer.js';
 import type { ActivityEntryWithNames, FileUpload, FileUploadWithNames, JobItem, Payment, ProjectWithNames, User } from '../domain/model.js';
 import { balanceOf } from '../domain/pi.js';
 
@@ -22,8 +24,11 @@ export const presentTeamMember = (u: User) => ({
   createdAt: u.createdAt,
 });
 
-/** A member as POST /api/team answers (specification 4.3) and PATCH /api/team/:id. */
+/** A member as POST /api/team answers (specification 4.3: exactly these fields). */
 export const presentCreatedTeamMember = (u: User) => ({ ...presentTeamMember(u), updatedAt: u.updatedAt });
+
+/** One member as GET and PATCH /api/team/:id answer: with the company they belong to (never in the specification's list or 201). */
+export const presentTeamMemberDetail = (u: User) => ({ ...presentCreatedTeamMember(u), customerId: u.customerId });
 
 export const presentSessionUser = (u: User) => ({ id: u.id, name: u.name, email: u.email, role: u.role });
 
@@ -47,6 +52,8 @@ export const presentProject = (p: ProjectWithNames, today: string) => ({
   description: p.description,
   pocId: p.pocId,
   pocName: p.pocName,
+  customerId: p.customerId,
+  customerName: p.customerName,
   status: p.status,
   piStatus: p.piStatus,
   approval: p.approval && {
@@ -86,6 +93,20 @@ export const presentPayment = (p: Payment) => ({
   reference: p.reference,
   recordedById: p.recordedById,
   createdAt: p.createdAt,
+});
+
+/** A customer; `clients` (the CLIENT users attached) only for those who keep the customer list. */
+export const presentCustomer = (c: Customer, clients?: CustomerClient[]) => ({
+  id: c.id,
+  name: c.name,
+  gstin: c.gstin,
+  email: c.email,
+  phone: c.phone,
+  billingAddress: c.billingAddress,
+  active: c.active,
+  createdAt: c.createdAt,
+  updatedAt: c.updatedAt,
+  ...(clients && { clients: clients.map((u) => ({ id: u.id, name: u.name, email: u.email, active: u.active })) }),
 });
 
 /** A project's documents as GET /api/projects/:id lists them: each with its checksum, its true type and the earlier upload it repeats. */
@@ -132,5 +153,6 @@ export const presentAccount = (a: { user: User; emailPreferences: Record<string,
   role: a.user.role,
   location: a.user.location,
   branch: a.user.branch,
+  customerId: a.user.customerId,
   emailPreferences: a.emailPreferences,
 });

@@ -31,11 +31,12 @@ export async function createRealtime(config: Pick<Config, 'realtime'>, log: Log)
 /**
  * Specification part 6: a project changed, so project lists and dashboards refresh; in this order.
  * Call it after the change's activity entry is committed: streams read what they send from the
- * activity log (realtime/streams.ts). `ownerId` (the project's POC) says who besides the admins may see it.
+ * activity log (realtime/streams.ts). `ownerId` (the project's POC) and `customerId` (its customer, whose
+ * CLIENTs see it) say who besides the admins may see it.
  */
-export async function notifyProjectChanged(broker: RealtimeBroker, projectId: string, ownerId: string): Promise<void> {
-  await broker.publish({ channel: CHANNELS.PROJECTS, event: EVENTS.PROJECT_UPDATED, payload: { id: projectId }, ownerId });
-  await broker.publish({ channel: CHANNELS.DASHBOARD, event: EVENTS.STATS_UPDATED, payload: {}, ownerId });
+export async function notifyProjectChanged(broker: RealtimeBroker, projectId: string, ownerId: string, customerId: string | null = null): Promise<void> {
+  await broker.publish({ channel: CHANNELS.PROJECTS, event: EVENTS.PROJECT_UPDATED, payload: { id: projectId }, ownerId, customerId });
+  await broker.publish({ channel: CHANNELS.DASHBOARD, event: EVENTS.STATS_UPDATED, payload: {}, ownerId, customerId });
 }
 
 /** Ends the open streams of one session, or of every session of a user but one, on every instance. */
@@ -43,7 +44,11 @@ export function endSessions(broker: RealtimeBroker, ended: SessionsEnded): Promi
   return broker.publish({ channel: SESSIONS_CHANNEL, event: 'session-ended', payload: ended });
 }
 
-/** A user's role or active flag changed: their open streams are re-scoped (or ended) on every instance. */
-export function userChanged(broker: RealtimeBroker, user: { id: string; role: Role; active: boolean }): Promise<void> {
-  return broker.publish({ channel: SESSIONS_CHANNEL, event: 'user-changed', payload: { userId: user.id, role: user.role, active: user.active } });
+/** A user's role, customer or active flag changed: their open streams are re-scoped (or ended) on every instance. */
+export function userChanged(broker: RealtimeBroker, user: { id: string; role: Role; active: boolean; customerId: string | null }): Promise<void> {
+  return broker.publish({
+    channel: SESSIONS_CHANNEL,
+    event: 'user-changed',
+    payload: { userId: user.id, role: user.role, active: user.active, customerId: user.customerId },
+  });
 }

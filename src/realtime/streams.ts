@@ -26,7 +26,7 @@ export const sse = {
 };
 
 export interface StreamRequest {
-  /** The user behind the stream (viewerOf); a role change re-scopes it. */
+  /** The user behind the stream (viewerOf); a change of role or customer re-scopes it. */
   viewer: Viewer;
   tokenHash: string;
   expiresAt: string;
@@ -332,7 +332,11 @@ export class StreamHub {
     } else if (event === 'user-changed' && typeof p.userId === 'string') {
       for (const stream of [...(this.#byUser.get(p.userId) ?? [])]) {
         if (p.active === false) this.#end(stream, 'deactivated');
-        else if (typeof p.role === 'string') stream.viewer = viewerOf({ id: stream.viewer.id, role: p.role as Role });
+        else if (typeof p.role === 'string') {
+          // A signal from an older instance carries no customer: the stream keeps the one it had.
+          const customerId = p.customerId === undefined ? stream.viewer.customerId : (p.customerId as string | null);
+          stream.viewer = viewerOf({ id: stream.viewer.id, role: p.role as Role, customerId });
+        }
       }
     }
   }
@@ -377,7 +381,7 @@ export class StreamHub {
           } else if (!session.active) this.#end(stream, 'deactivated');
           else if (Date.parse(session.expiresAt) <= now) this.#end(stream, 'expired');
           else {
-            stream.viewer = viewerOf({ id: stream.viewer.id, role: session.role });
+            stream.viewer = viewerOf({ id: stream.viewer.id, role: session.role, customerId: session.customerId });
             this.#armExpiry(stream, session.expiresAt);
           }
         }

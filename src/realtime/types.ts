@@ -19,12 +19,14 @@ export interface Notification {
   payload: Record<string, unknown>;
   /** The project's POC: who besides the admins may receive it (Pusher's private channel of that user); never sent to a viewer. */
   ownerId?: string | null;
+  /** The project's customer: its CLIENTs may receive it too (Pusher's private channel of that customer); never sent to a viewer. */
+  customerId?: string | null;
 }
 
 /** A change to who may hold a stream or see what, for the streams of every instance. */
 export type SessionSignal =
   | { channel: typeof SESSIONS_CHANNEL; event: 'session-ended'; payload: SessionsEnded }
-  | { channel: typeof SESSIONS_CHANNEL; event: 'user-changed'; payload: { userId: string; role: Role; active: boolean } };
+  | { channel: typeof SESSIONS_CHANNEL; event: 'user-changed'; payload: { userId: string; role: Role; active: boolean; customerId?: string | null } };
 
 /** One session (by its token's hash), or every session of a user but one. */
 export type SessionsEnded = { reason: EndReason } & ({ tokenHash: string } | { userId: string; exceptTokenHash?: string });
@@ -61,5 +63,5 @@ export interface RealtimeBroker {
    * Drivers whose browsers subscribe elsewhere (Pusher's private channels): the signature that lets
    * a socket join a channel, or null when this user may not.
    */
-  authorizeChannel?(user: { id: string; role: string }, socketId: string, channel: string): { auth: string } | null;
+  authorizeChannel?(user: { id: string; role: string; customerId?: string | null }, socketId: string, channel: string): { auth: string } | null;
 }

@@ -44,7 +44,7 @@ export async function uploadDocument(deps: Deps, actor: Actor, source: UploadSou
   }
   const { project, type } = checked;
   const record = await recordDocument(deps, actor, project, type, placed, { filename: file.filename, contentType: file.contentType, ...file.inspection() });
-  await notifyProjectChanged(deps.realtime, project.id, project.pocId);
+  await notifyProjectChanged(deps.realtime, project.id, project.pocId, project.customerId);
   return record;
 }
 

@@ -9,11 +9,13 @@ import type { Client, TestService } from './service.js';
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 export const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-/** The fields of a project as JSON (interface.md, Projects and "The job itself"), sorted; pocName is ours, added beside pocId. */
+/** The fields of a project as JSON (interface.md, Projects and "The job itself"), sorted; pocName is ours, added beside pocId, customerName beside customerId. */
 export const PROJECT_KEYS = [
   'approval',
   'balance',
   'createdAt',
+  'customerId',
+  'customerName',
   'deliveryAddress',
   'description',
   'dueDate',

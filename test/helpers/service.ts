@@ -106,7 +106,7 @@ export interface TestService {
   /** Creates a project straight in the database, in any state (with a due date and reference when given). */
   createProject(
     pocId: string,
-    opts?: { name?: string; status?: ProjectStatus; piStatus?: PiStatus; approval?: ApprovalStatus | null; dueDate?: string | null; reference?: string | null },
+    opts?: { name?: string; status?: ProjectStatus; piStatus?: PiStatus; approval?: ApprovalStatus | null; dueDate?: string | null; reference?: string | null; customerId?: string | null },
   ): Promise<Project>;
 }
 
@@ -160,6 +160,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
         status: opts.status ?? 'REQUESTED',
         piStatus: opts.piStatus ?? 'PENDING',
         approval: approval ? { status: approval, note: null, decidedById: null, decidedAt: now } : null,
+        customerId: opts.customerId ?? null,
         createdAt: now,
         updatedAt: now,
       };

@@ -83,6 +83,8 @@ const ACTIVITY_LABELS: Record<ActivityAction, string> = {
   PO_UPLOADED: 'uploaded a PO',
   CHALLAN_UPLOADED: 'uploaded a challan',
   INVOICE_UPLOADED: 'uploaded an invoice',
+  CUSTOMER_CREATED: 'added a customer',
+  CUSTOMER_UPDATED: 'changed a customer',
 };
 
 /**

@@ -10,7 +10,7 @@ import { decideUpload } from '../../domain/upload-policy.js';
 import { AppError, errors } from '../../errors.js';
 import { presentFiles, presentPayment, presentProject } from '../../presenters/index.js';
 import { actorOf } from '../session.js';
-import { IdParams, JobInput, Limit, NullableString, Payment, PaymentInput, PiSubmission, Project, ProjectDetail, enumOf, errorRef, pageOf } from '../schemas.js';
+import { CustomerIdInput, IdParams, JobInput, Limit, NullableString, Payment, PaymentInput, PiSubmission, Project, ProjectDetail, enumOf, errorRef, pageOf } from '../schemas.js';
 import { type App, type RouteContext, withRequestLog } from './context.js';
 
 /** The lifecycle actions whose body is at most a note: submit-pi carries the PI's figures, on a route of its own. */
@@ -29,7 +29,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
         tags: ['projects'],
         summary: 'Create a project (status REQUESTED), with the job if known; an ADMIN may name its POC',
         body: Type.Object(
-          { name: Type.String(), description: Type.Optional(NullableString()), pocId: Type.Optional(Type.String()), ...JobInput },
+          { name: Type.String(), description: Type.Optional(NullableString()), pocId: Type.Optional(Type.String()), customerId: CustomerIdInput, ...JobInput },
           { additionalProperties: false },
         ),
         response: { 201: Project, 400: errorRef, 401: errorRef },
@@ -48,6 +48,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
         querystring: Type.Object({
           status: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...PROJECT_STATUSES] })),
           pocId: Type.Optional(Type.String()),
+          customerId: Type.Optional(Type.String({ description: "the customer's projects" })),
           approval: Type.Optional(
             Type.Unsafe<string>({ type: 'string', enum: [...APPROVAL_STATUSES], description: 'approval status; PENDING also matches projects without a decision yet' }),
           ),
@@ -62,7 +63,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
           sort: Type.Optional(
             Type.Unsafe<'newest' | 'due'>({ type: 'string', enum: ['newest', 'due'], description: 'newest first (default), or earliest due date first with projects without one last' }),
           ),
-          q: Type.Optional(Type.String({ description: "name, reference or the POC's name contains (case-insensitive)" })),
+          q: Type.Optional(Type.String({ description: "name, reference, the POC's or the customer's name contains (case-insensitive)" })),
           limit: Limit,
           cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page, with the same sort' })),
         }),
@@ -70,7 +71,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
       },
     },
     async (req) => {
-      const { status, pocId, approval, piStatus, due, sort, q, limit, cursor } = req.query;
+      const { status, pocId, customerId, approval, piStatus, due, sort, q, limit, cursor } = req.query;
       const result = await listProjects(deps, actorOf(req), {
         status: status as ProjectModel['status'] | undefined,
         approval: approval as ApprovalStatus | undefined,
@@ -78,6 +79,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
         due,
         sort,
         pocId,
+        customerId,
         q,
         limit: limit ?? 50,
         cursor,
@@ -114,6 +116,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
             name: Type.Optional(Type.String()),
             description: Type.Optional(NullableString()),
             pocId: Type.Optional(Type.String()),
+            customerId: CustomerIdInput,
             status: Type.Optional(Type.String()),
             piStatus: Type.Optional(Type.String()),
             approval: Type.Optional(Type.Object({ status: Type.String(), note: Type.Optional(NullableString()) }, { additionalProperties: false })),
@@ -134,7 +137,10 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
         tags: ['projects'],
         summary: 'Change the name, description and job: an ADMIN at any time, the owner until printing starts (REQUESTED or APPROVED)',
         params: IdParams,
-        body: Type.Object({ name: Type.Optional(Type.String()), description: Type.Optional(NullableString()), ...JobInput }, { additionalProperties: false }),
+        body: Type.Object(
+          { name: Type.Optional(Type.String()), description: Type.Optional(NullableString()), customerId: CustomerIdInput, ...JobInput },
+          { additionalProperties: false },
+        ),
         response: { 200: Project, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef },
       },
     },

@@ -12,7 +12,7 @@ const ALL_CHANNELS = Object.values(CHANNELS) as Channel[];
 /** A client that lets this much pile up unread is cut off; it reconnects with Last-Event-ID and is replayed to. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
-const DESCRIPTION = `Server-sent events. \`project-updated\` (data \`{"channel":"projects","payload":{"id"}}\`) then \`stats-updated\` (\`{"channel":"dashboard","payload":{}}\`) for every change to a project the user may see at that moment (ADMIN: all; others: projects whose pocId is theirs).
+const DESCRIPTION = `Server-sent events. \`project-updated\` (data \`{"channel":"projects","payload":{"id"}}\`) then \`stats-updated\` (\`{"channel":"dashboard","payload":{}}\`) for every change to a project the user may see at that moment (ADMIN: all; others: projects whose pocId is theirs; a CLIENT also those of their customer).
 
 Every event has an \`id:\`, increasing and the same on every instance (from the activity entry that caused it). A reconnecting client sends \`Last-Event-ID\` (EventSource does so itself) or \`?lastEventId=\` and first receives every later event it may see, then live ones, without gap or duplicate; an id outside the replay window (REALTIME_REPLAY_HOURS, REALTIME_REPLAY_MAX_EVENTS) or unknown gets one \`reset\` event (data \`{}\`): refetch. Messages with only an \`id:\` line move the client's position without an event; \`: ping\` comes every 20 s.
 

@@ -1,13 +1,13 @@
 import { Type } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createTeamMember, updateTeamMember } from '../../actions/team.js';
+import { createTeamMember, getTeamMember, updateTeamMember } from '../../actions/team.js';
 import { type TeamSnapshot, TeamList } from '../../actions/team-list.js';
 import { decodeCursor, page } from '../../db/rows.js';
 import { ROLES } from '../../domain/model.js';
 import { filterTeam } from '../../domain/team-filter.js';
-import { presentCreatedTeamMember } from '../../presenters/index.js';
+import { presentCreatedTeamMember, presentTeamMemberDetail } from '../../presenters/index.js';
 import { type ContentEncoding, acceptedEncoding, compress, varyOnEncoding } from '../compression.js';
-import { CreatedTeamMember, IdParams, NewTeamMember, TeamMember, TeamMemberChange, errorRef, pageOf } from '../schemas.js';
+import { CreatedTeamMember, IdParams, NewTeamMember, TeamMember, TeamMemberChange, TeamMemberDetail, errorRef, pageOf } from '../schemas.js';
 import { type App, type RouteContext, documentationOnly, withRequestLog } from './context.js';
 
 const TeamQuery = Type.Object({
@@ -105,6 +105,20 @@ export async function teamRoutes(app: App, { deps, hooks }: RouteContext) {
     },
   );
 
+  app.get(
+    '/api/team/:id',
+    {
+      onRequest: hooks.requireAdmin,
+      schema: {
+        tags: ['team'],
+        summary: 'One team member, with their customer (ADMIN)',
+        params: IdParams,
+        response: { 200: TeamMemberDetail, 401: errorRef, 404: errorRef },
+      },
+    },
+    async (req) => presentTeamMemberDetail(await getTeamMember(deps, req.params.id)),
+  );
+
   app.patch(
     '/api/team/:id',
     {
@@ -114,9 +128,9 @@ export async function teamRoutes(app: App, { deps, hooks }: RouteContext) {
         summary: 'Change a team member (ADMIN); deactivation or a new password ends their sessions',
         params: IdParams,
         body: TeamMemberChange,
-        response: { 200: CreatedTeamMember, 400: errorRef, 401: errorRef, 404: errorRef, 409: errorRef },
+        response: { 200: TeamMemberDetail, 400: errorRef, 401: errorRef, 404: errorRef, 409: errorRef },
       },
     },
-    async (req) => presentCreatedTeamMember(await updateTeamMember(withRequestLog(deps, req), req.params.id, req.body)),
+    async (req) => presentTeamMemberDetail(await updateTeamMember(withRequestLog(deps, req), req.params.id, req.body)),
   );
 }

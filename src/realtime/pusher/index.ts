@@ -14,7 +14,7 @@ const CHECK_TIMEOUT_MS = 2_000;
  * Notifications go to Pusher Channels, on private channels only the users who may see the project
  * can join (our POST /api/realtime/pusher-auth decides, see {@link pusherChannelsFor}):
  * `private-projects` and `private-dashboard` for the admins, and `private-user-<pocId>` for the
- * project's POC, with the literal event names (`project-updated` {id}, `stats-updated` {}). The public
+ * project's POC, and `private-customer-<customerId>` for the CLIENTs of its customer, with the literal event names (`project-updated` {id}, `stats-updated` {}). The public
  * `projects`/`dashboard` channels of older front ends get them too only with PUSHER_PUBLIC_CHANNELS=true
  * (anyone holding the app key then learns every project id).
  * Each message Pusher accepted is also handed to this instance's own subscribers, so GET /api/realtime
@@ -55,7 +55,7 @@ export class PusherBroker implements RealtimeBroker {
   }
 
   /** Pusher's channel authorization: the signature that lets this socket join the channel, or null when the user may not. */
-  authorizeChannel(user: { id: string; role: string }, socketId: string, channel: string): { auth: string } | null {
+  authorizeChannel(user: { id: string; role: string; customerId?: string | null }, socketId: string, channel: string): { auth: string } | null {
     if (!mayJoinPusherChannel(user, channel)) return null;
     return this.#pusher.authorizeChannel(socketId, channel);
   }
@@ -80,6 +80,8 @@ export class PusherBroker implements RealtimeBroker {
 
 /** The private channel of one user (their own projects' events). */
 export const userChannel = (userId: string) => `private-user-${userId}`;
+/** The private channel of one customer's CLIENTs (their company's projects' events). */
+export const customerChannel = (customerId: string) => `private-customer-${customerId}`;
 /** The admins' private copy of one of our channels. */
 export const adminChannel = (channel: string) => `private-${channel}`;
 
@@ -87,13 +89,20 @@ export const adminChannel = (channel: string) => `private-${channel}`;
 export function pusherChannelsFor(n: Notification, publicChannels: boolean): string[] {
   const channels = [adminChannel(n.channel)];
   if (n.ownerId) channels.push(userChannel(n.ownerId));
+  if (n.customerId) channels.push(customerChannel(n.customerId));
   if (publicChannels) channels.push(n.channel);
   return channels;
 }
 
-/** Whether a user may join a private channel of ours (Pusher's channel authorization): admins the admins' channels, anyone their own. */
-export function mayJoinPusherChannel(user: { id: string; role: string }, channel: string): boolean {
+/**
+ * Whether a user may join a private channel of ours (Pusher's channel authorization): admins the
+ * admins' channels, anyone their own, a CLIENT their customer's. A subscription, once made, lasts
+ * (Pusher cannot be told to drop it): a CLIENT moved to another company hears the old one's events
+ * on Pusher until they reconnect; the SSE streams follow at once.
+ */
+export function mayJoinPusherChannel(user: { id: string; role: string; customerId?: string | null }, channel: string): boolean {
   if (channel === userChannel(user.id)) return true;
+  if (user.role === 'CLIENT' && user.customerId && channel === customerChannel(user.customerId)) return true;
   return user.role === 'ADMIN' && (channel === adminChannel('projects') || channel === adminChannel('dashboard'));
 }
 
