@@ -118,7 +118,7 @@ describe('POST /api/projects/:id/submit-pi', () => {
       [{ number: 'PI-1', amount: 100, currency: 'ABC' }, 'Currency must be an ISO 4217 currency code in capitals, such as INR'],
       [{ number: 'PI-1', amount: 100, validUntil: '2026-02-30' }, 'Valid until must be a real date written YYYY-MM-DD'],
       [{ number: 'PI-1', amount: 100, validUntil: 20260430 }, 'Valid until must be text'],
-      [{ number: 'PI-1', amount: 100, gstin: 'x' }, 'gstin is not a known field'],
+      [{ number: 'PI-1', amount: 100, discount: 'x' }, 'discount is not a known field'],
     ];
     for (const [body, error] of cases) {
       const res = await submitPi(poc, p.id, body);
