@@ -24,6 +24,10 @@ export const ACTIVITY_ACTIONS = [
   'PO_UPLOADED',
   'CHALLAN_UPLOADED',
   'INVOICE_UPLOADED',
+  // A wrong document withdrawn (interface.md, "Withdrawing a wrong document"): <FILETYPE>_VOIDED.
+  'PO_VOIDED',
+  'CHALLAN_VOIDED',
+  'INVOICE_VOIDED',
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 
@@ -32,3 +36,6 @@ export const isActivityAction = (v: unknown): v is ActivityAction => isOneOf(ACT
 
 /** Specification part 2: an upload's action. A document type without its action in the list above does not compile. */
 export const uploadedAction = (type: DocumentType): ActivityAction => `${type}_UPLOADED`;
+
+/** A withdrawn document's action. A document type without its action in the list above does not compile. */
+export const voidedAction = (type: DocumentType): ActivityAction => `${type}_VOIDED`;

@@ -17,6 +17,8 @@ export const MAX_LENGTH = {
   /** The customer's own order or PO number. */
   reference: 100,
   deliveryAddress: 1000,
+  /** Why a document was withdrawn. */
+  reason: 500,
 } as const;
 export type LimitedField = keyof typeof MAX_LENGTH;
 

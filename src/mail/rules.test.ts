@@ -28,6 +28,9 @@ test('who is told of each change (issue 12, "Who gets what")', () => {
     ['PO_UPLOADED', admin, { category: 'documents', admins: false, poc: true }],
     ['INVOICE_UPLOADED', poc, { category: 'documents', admins: true, poc: false }],
     ['CHALLAN_UPLOADED', { id: 'other-admin', role: 'ADMIN' }, { category: 'documents', admins: false, poc: true }],
+    ['PO_VOIDED', admin, { category: 'documents', admins: false, poc: true }],
+    ['CHALLAN_VOIDED', poc, { category: 'documents', admins: true, poc: false }],
+    ['INVOICE_VOIDED', { id: 'other-admin', role: 'ADMIN' }, { category: 'documents', admins: false, poc: true }],
     ['PROJECT_UPDATED', admin, null],
   ];
   for (const [action, actor, expected] of table) assert.deepEqual(audienceOf(action, actor, project), expected, `${action} by ${actor.id}`);

@@ -43,6 +43,14 @@ const uploaded = (type: string): Rule => ({
   label: `${type} uploaded`,
 });
 
+const voided = (type: string): Rule => ({
+  category: 'documents',
+  // Told like an upload: whoever heard of the document hears that it was withdrawn.
+  to: (byPoc) => ({ admins: byPoc, poc: !byPoc }),
+  describe: ({ actorName, details }) => `${type} withdrawn by ${actorName}: ${String(details.filename ?? '')}. Reason: ${String(details.reason ?? '')}`,
+  label: `${type} withdrawn`,
+});
+
 export const EMAIL_RULES: Record<ActivityAction, Rule | null> = {
   PROJECT_CREATED: { category: 'approvals', to: admins, label: 'New project', describe: ({ actorName }) => `New project requested by ${actorName}.` },
   // Corrections (an admin's PATCH) and edits of the details send no email.
@@ -66,6 +74,9 @@ export const EMAIL_RULES: Record<ActivityAction, Rule | null> = {
   PO_UPLOADED: uploaded('PO'),
   CHALLAN_UPLOADED: uploaded('Challan'),
   INVOICE_UPLOADED: uploaded('Invoice'),
+  PO_VOIDED: voided('PO'),
+  CHALLAN_VOIDED: voided('Challan'),
+  INVOICE_VOIDED: voided('Invoice'),
 };
 
 /** The rule of an action as stored (an outbox row's), or null when it sends no email or is no longer written. */
