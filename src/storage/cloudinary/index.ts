@@ -10,6 +10,8 @@ type CloudinarySettings = Extract<StorageConfig, { driver: 'cloudinary' }>;
 
 /** Under /readyz's own 3 s bound, so the answer names the store; at start-up it is the only bound. */
 const CHECK_TIMEOUT_MS = 2500;
+/** Idle time allowed on a deletion's connection: the void's request waits for it (the reconciler retries a failure). */
+const DELETE_TIMEOUT_MS = 10_000;
 /** Idle time allowed on an upload's connection (Cloudinary answers only once it has processed the file). */
 const UPLOAD_TIMEOUT_MS = 120_000;
 
@@ -119,7 +121,7 @@ export class CloudinaryStorage implements FileStorage {
     if (!asset) return this.remove(locationOf(key));
     const agent = this.agent();
     try {
-      const res = (await cloudinary.uploader.destroy(asset.publicId, { ...this.auth(agent), resource_type: asset.resourceType, type: 'upload', invalidate: true })) as {
+      const res = (await cloudinary.uploader.destroy(asset.publicId, { ...this.auth(agent), resource_type: asset.resourceType, type: 'upload', invalidate: true, timeout: DELETE_TIMEOUT_MS })) as {
         result?: string;
       };
       if (res.result !== 'ok' && res.result !== 'not found') throw new Error(`answered ${JSON.stringify(res.result)}`);
