@@ -120,8 +120,10 @@ export class CloudinaryStorage implements FileStorage {
     const asset = assetOf(url);
     if (!asset) return this.remove(locationOf(key));
     const agent = this.agent();
+    // The SDK reads `timeout` (ms of idle connection) from the options, though its types leave it out.
+    const bounded = { ...this.auth(agent), timeout: DELETE_TIMEOUT_MS };
     try {
-      const res = (await cloudinary.uploader.destroy(asset.publicId, { ...this.auth(agent), resource_type: asset.resourceType, type: 'upload', invalidate: true, timeout: DELETE_TIMEOUT_MS })) as {
+      const res = (await cloudinary.uploader.destroy(asset.publicId, { ...bounded, resource_type: asset.resourceType, type: 'upload', invalidate: true })) as {
         result?: string;
       };
       if (res.result !== 'ok' && res.result !== 'not found') throw new Error(`answered ${JSON.stringify(res.result)}`);
