@@ -126,6 +126,9 @@ export const api = {
   project: (id: string) => request<ProjectDetail>('GET', `/api/projects/${encodeURIComponent(id)}`),
   createProject: (body: { name: string; description?: string; pocId?: string }) => request<Project>('POST', '/api/projects', body),
   editDetails: (id: string, body: { name?: string; description?: string | null }) => request<Project>('PATCH', `/api/projects/${encodeURIComponent(id)}/details`, body),
+  /** Withdraw a wrong document (an admin at any time, its uploader within 24 hours), with the reason. */
+  voidDocument: (projectId: string, fileId: string, reason: string) =>
+    request<FileUpload>('POST', `/api/projects/${encodeURIComponent(projectId)}/files/${encodeURIComponent(fileId)}/void`, { reason }),
   act: (id: string, action: ProjectAction, note?: string) =>
     request<Project>('POST', `/api/projects/${encodeURIComponent(id)}/${action}`, note ? { note } : {}),
 

@@ -82,6 +82,9 @@ const ACTIVITY_LABELS: Record<ActivityAction, string> = {
   PO_UPLOADED: 'uploaded a PO',
   CHALLAN_UPLOADED: 'uploaded a challan',
   INVOICE_UPLOADED: 'uploaded an invoice',
+  PO_VOIDED: 'withdrew a PO',
+  CHALLAN_VOIDED: 'withdrew a challan',
+  INVOICE_VOIDED: 'withdrew an invoice',
 };
 
 /**
