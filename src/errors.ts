@@ -90,6 +90,10 @@ export const errors = {
   bodyPrototypeKey: error(400, 'Request body must not contain __proto__ or constructor.prototype keys'),
   /** "Point of contact must be the id of an active user": the field as people call it (domain/limits.ts). */
   invalidField: (field: string, detail: string) => new AppError(400, `${labelOf(field)} ${detail}`),
+  // withdrawing a document (interface.md, additions of 2026-11-24)
+  voidNotAllowed: error(403, 'Only an admin or the uploader can withdraw a document'),
+  voidWindowPassed: error(403, 'The uploader can withdraw a document only within 24 hours of uploading it; ask an admin'),
+  alreadyVoided: error(409, 'This document has already been withdrawn'),
   invalidTransition: (action: string, state: string) => new AppError(409, `Cannot ${action} a project that is ${state}`),
 };
 

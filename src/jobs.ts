@@ -77,7 +77,7 @@ function reconciliation(deps: Deps, onReconciled: JobParts['onReconciled']): Job
         } finally {
           if (isFirst) onReconciled?.(report);
         }
-        if (!isClean(report)) deps.log.warn({ reconcile: report }, summarize(report));
+        if (!isClean(report) || report.voidedDeleted.length) deps.log.warn({ reconcile: report }, summarize(report));
         else if (isFirst) deps.log.info({ reconcile: report }, summarize(report));
       },
     },

@@ -147,3 +147,49 @@ test('014_customers: users and projects written before it read back without a cu
     await made.cleanup();
   }
 });
+
+test('017_void_documents: documents written before it read back standing, and can be withdrawn afterwards', async () => {
+  // A database of its own: the one above is at the latest migration already.
+  const made = await testConfig();
+  const database = await openDatabase(made.config.database, silentLog);
+  const store = createStore(database);
+  try {
+    await migrate(database, { to: previousOf('017_void_documents') });
+    const now = '2026-03-01T10:00:00.000Z';
+    const userId = newId();
+    const projectId = newId();
+    const fileId = newId();
+    // Only the columns the schema had then.
+    await database.db
+      .insertInto('users')
+      .values({ id: userId, name: 'Older POC', email: `older-${userId}@example.com`, email_key: `older-${userId}@example.com`, role: 'POC', active: true, password_hash: 'x', created_at: now, updated_at: now })
+      .execute();
+    await database.db
+      .insertInto('projects')
+      .values({ id: projectId, name: 'Older', description: null, poc_id: userId, status: 'DISPATCHED', pi_status: 'VERIFIED', created_at: now, updated_at: now })
+      .execute();
+    await database.db
+      .insertInto('file_uploads')
+      .values({ id: fileId, project_id: projectId, type: 'PO', url: 'http://x/po.pdf', filename: 'po.pdf', size: 3, content_type: 'application/pdf', storage_key: `k-${fileId}`, uploaded_by_id: userId, created_at: now })
+      .execute();
+
+    await migrate(database);
+
+    const [old] = await store.files.listForProject(projectId);
+    assert.deepEqual([old!.id, old!.voidedAt, old!.voidedById, old!.voidedByName, old!.voidReason], [fileId, null, null, null, null]);
+    assert.equal((await store.stats.documentsByType({ all: true })).PO! >= 1, true);
+    assert.deepEqual(await store.files.pendingDeletions(null, 10), []);
+
+    // The new columns work on the old row: voided once, its deletion pending until recorded.
+    assert.equal(await store.files.markVoided(fileId, { voidedAt: now, voidedById: userId, voidReason: 'Wrong customer' }), true);
+    assert.equal(await store.files.markVoided(fileId, { voidedAt: now, voidedById: userId, voidReason: 'Again' }), false);
+    assert.deepEqual((await store.files.pendingDeletions(null, 10)).map((f) => f.id), [fileId]);
+    await store.files.markBytesDeleted(fileId, now);
+    assert.deepEqual(await store.files.pendingDeletions(null, 10), []);
+    const voided = await store.files.findWithNames(fileId);
+    assert.deepEqual([voided!.voidedAt, voided!.voidedByName, voided!.voidReason], [now, 'Older POC', 'Wrong customer']);
+  } finally {
+    await database.destroy();
+    await made.cleanup();
+  }
+});

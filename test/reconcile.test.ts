@@ -92,6 +92,7 @@ describe('local driver', () => {
       missing: [{ id: lost.id, projectId: project.id, key: lost.storageKey }],
       incomplete: [partial],
       unrecordedNames: [orphan, unused].sort(),
+      voidedDeleted: [],
       problems: [],
     };
     const found = await reconcile(svc.deps, { repair: false, graceMs: HOUR });

@@ -26,7 +26,7 @@ interface ManifestEntry {
 const compressible = (contentType: string) => /^(text\/|application\/(json|xml)$|image\/svg\+xml$)/.test(essence(contentType));
 
 /**
- * GET /api/projects/:id/documents.zip: every document of a project a caller may see, as one ZIP
+ * GET /api/projects/:id/documents.zip: every standing (not withdrawn) document of a project a caller may see, as one ZIP
  * streamed from the store one document at a time (never whole in memory or on disk), in folders by
  * type with their original names made unique, and at the end `manifest.json` (each document with
  * its checksum) and `SHA256SUMS` (for `sha256sum -c`). The project is checked before anything is
@@ -34,7 +34,8 @@ const compressible = (contentType: string) => /^(text\/|application\/(json|xml)$
  */
 export async function projectArchive(deps: Pick<Deps, 'store' | 'storage' | 'log'>, actor: Actor, projectId: string): Promise<{ filename: string; stream: Readable }> {
   const { project, files } = await getProject(deps, actor, projectId);
-  const oldestFirst = [...files].reverse();
+  // Withdrawn documents are no part of it: not an entry, not named in the manifest.
+  const oldestFirst = files.filter((f) => f.voidedAt === null).reverse();
   const paths = archivePaths(oldestFirst);
   // Loaded on the first archive asked for: most processes never make one.
   const { ZipArchive } = await import('archiver');

@@ -132,11 +132,15 @@ export const toFileUpload = (r: Selectable<FileUploadsTable>): FileUpload => ({
   createdAt: r.created_at,
   sha256: r.sha256,
   detectedType: r.detected_type,
+  voidedAt: r.voided_at,
+  voidedById: r.voided_by_id,
+  voidReason: r.void_reason,
 });
 
-export const toFileUploadWithNames = (r: Selectable<FileUploadsTable> & { uploaded_by_name: string | null }): FileUploadWithNames => ({
+export const toFileUploadWithNames = (r: Selectable<FileUploadsTable> & { uploaded_by_name: string | null; voided_by_name: string | null }): FileUploadWithNames => ({
   ...toFileUpload(r),
   uploadedByName: r.uploaded_by_name,
+  voidedByName: r.voided_by_name,
 });
 
 export const toActivity = (r: Selectable<ActivityLogTable>): ActivityEntry => ({

@@ -123,6 +123,12 @@ export interface FileUploadsTable {
   sha256: string | null;
   /** The type the first bytes show (null: not recognised, or an older record). */
   detected_type: string | null;
+  /** Withdrawn (migration 017): when, by whom and why; null while the document stands. */
+  voided_at: ColumnType<string | null, string | null | undefined, string | null>;
+  voided_by_id: ColumnType<string | null, string | null | undefined, string | null>;
+  void_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When a voided document's bytes were deleted from storage; null while that is still to be done. */
+  bytes_deleted_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface IdempotencyKeysTable {

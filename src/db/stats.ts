@@ -31,6 +31,8 @@ export function statsRepo(db: DB) {
         .selectFrom('file_uploads')
         .innerJoin('projects', 'projects.id', 'file_uploads.project_id')
         .select(['file_uploads.type', (eb) => eb.fn.countAll<number>().as('n')])
+        // Withdrawn documents are not counted.
+        .where('file_uploads.voided_at', 'is', null)
         .where(visibleTo(scope))
         .groupBy('file_uploads.type')
         .execute();

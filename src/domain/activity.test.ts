@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ACTIVITY_ACTIONS, type ActivityAction, isActivityAction, uploadedAction } from './activity.js';
+import { ACTIVITY_ACTIONS, type ActivityAction, isActivityAction, uploadedAction, voidedAction } from './activity.js';
 import { DOCUMENT_TYPES, type DocumentType } from './model.js';
 import { LIFECYCLE, PROJECT_ACTIONS, type ProjectAction } from './project-lifecycle.js';
 
@@ -18,6 +18,16 @@ test('an upload writes <FILETYPE>_UPLOADED (specification part 2)', () => {
   ];
   assert.deepEqual(table.map(([type]) => type), [...DOCUMENT_TYPES]);
   for (const [type, action] of table) assert.equal(uploadedAction(type), action);
+});
+
+test('a withdrawn document writes <FILETYPE>_VOIDED (interface.md, "Withdrawing a wrong document")', () => {
+  const table: [DocumentType, ActivityAction][] = [
+    ['PO', 'PO_VOIDED'],
+    ['CHALLAN', 'CHALLAN_VOIDED'],
+    ['INVOICE', 'INVOICE_VOIDED'],
+  ];
+  assert.deepEqual(table.map(([type]) => type), [...DOCUMENT_TYPES]);
+  for (const [type, action] of table) assert.equal(voidedAction(type), action);
 });
 
 test('each lifecycle action writes its own entry', () => {
@@ -45,6 +55,7 @@ test('every action in the list is written by something, once', () => {
     ...DOCUMENT_TYPES.map(uploadedAction),
     'CUSTOMER_CREATED', // POST /api/customers
     'CUSTOMER_UPDATED', // PATCH /api/customers/:id
+    ...DOCUMENT_TYPES.map(voidedAction), // POST /api/projects/:id/files/:fileId/void
   ];
   assert.equal(new Set(written).size, written.length, 'no two writers share an action');
   assert.deepEqual([...written].sort(), [...ACTIVITY_ACTIONS].sort());

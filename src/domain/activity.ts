@@ -29,6 +29,10 @@ export const ACTIVITY_ACTIONS = [
   // Customers (entityType `customer`): seen only by those who see everything (visibility.ts, maySeeEntry).
   'CUSTOMER_CREATED',
   'CUSTOMER_UPDATED',
+  // A wrong document withdrawn (interface.md, "Withdrawing a wrong document"): <FILETYPE>_VOIDED.
+  'PO_VOIDED',
+  'CHALLAN_VOIDED',
+  'INVOICE_VOIDED',
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 
@@ -37,3 +41,6 @@ export const isActivityAction = (v: unknown): v is ActivityAction => isOneOf(ACT
 
 /** Specification part 2: an upload's action. A document type without its action in the list above does not compile. */
 export const uploadedAction = (type: DocumentType): ActivityAction => `${type}_UPLOADED`;
+
+/** A withdrawn document's action. A document type without its action in the list above does not compile. */
+export const voidedAction = (type: DocumentType): ActivityAction => `${type}_VOIDED`;

@@ -30,6 +30,7 @@ export const FIELD_LABELS: Record<string, string> = {
   customerId: 'Customer',
   gstin: 'GSTIN',
   billingAddress: 'Billing address',
+  reason: 'Reason',
 };
 
 /** A field, or a job line's field by its place in `items` ("items.2.quantity" is "Line 3 quantity"). */

@@ -23,6 +23,8 @@ export const MAX_LENGTH = {
   method: 100,
   /** A customer's billing address. */
   billingAddress: 1000,
+  /** Why a document was withdrawn. */
+  reason: 500,
 } as const;
 export type LimitedField = keyof typeof MAX_LENGTH;
 

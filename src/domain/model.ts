@@ -124,6 +124,10 @@ export interface FileUpload {
   sha256: string | null;
   /** The type the bytes show (file-type, or active text content); null when not recognised. */
   detectedType: string | null;
+  /** Withdrawn (interface.md, "Withdrawing a wrong document"): when, by whom, why; null while the document stands. */
+  voidedAt: string | null;
+  voidedById: string | null;
+  voidReason: string | null;
 }
 
 /** An activity-log entry as read: the log may hold actions the service no longer writes (an older version's), so a string. */
@@ -169,6 +173,7 @@ export interface PiWithNames extends Pi {
 
 export interface FileUploadWithNames extends FileUpload {
   uploadedByName: string | null;
+  voidedByName: string | null;
 }
 
 export interface ActivityEntryWithNames extends ActivityEntry {

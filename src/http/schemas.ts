@@ -202,8 +202,12 @@ export const FileUpload = Type.Object({
       }),
       Type.Null(),
     ],
-    { description: 'the first earlier document of this project with the same checksum, or null' },
+    { description: 'the first earlier standing document of this project with the same checksum, or null (always null for a withdrawn one)' },
   ),
+  voidedAt: NullableString({ format: 'date-time', description: 'when the document was withdrawn (POST …/files/:fileId/void); null while it stands' }),
+  voidedById: NullableString({ description: 'who withdrew it' }),
+  voidedByName: NullableString({ description: "their name" }),
+  voidReason: NullableString({ description: 'why it was withdrawn' }),
 });
 
 export const ProjectDetail = Type.Object({

@@ -47,6 +47,13 @@ const uploaded = (type: string): Rule => ({
 /** "INR 125000.00" from an entry's details (amount in minor units), or '' when they carry none (an older entry). */
 const moneyOf = (details: Record<string, unknown>): string =>
   Number.isSafeInteger(details.amount) && isCurrencyCode(details.currency) ? `${details.currency} ${formatMinor(details.amount as number, details.currency)}` : '';
+const voided = (type: string): Rule => ({
+  category: 'documents',
+  // Told like an upload: whoever heard of the document hears that it was withdrawn.
+  to: (byPoc) => ({ admins: byPoc, poc: !byPoc }),
+  describe: ({ actorName, details }) => `${type} withdrawn by ${actorName}: ${String(details.filename ?? '')}. Reason: ${String(details.reason ?? '')}`,
+  label: `${type} withdrawn`,
+});
 
 export const EMAIL_RULES: Record<ActivityAction, Rule | null> = {
   PROJECT_CREATED: { category: 'approvals', to: admins, label: 'New project', describe: ({ actorName }) => `New project requested by ${actorName}.` },
@@ -87,6 +94,9 @@ export const EMAIL_RULES: Record<ActivityAction, Rule | null> = {
   // About a customer, not a project: no email.
   CUSTOMER_CREATED: null,
   CUSTOMER_UPDATED: null,
+  PO_VOIDED: voided('PO'),
+  CHALLAN_VOIDED: voided('Challan'),
+  INVOICE_VOIDED: voided('Invoice'),
 };
 
 /** The rule of an action as stored (an outbox row's), or null when it sends no email or is no longer written. */

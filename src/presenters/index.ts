@@ -1,5 +1,5 @@
 import { typeMismatch } from '../domain/content-types.js';
-import { duplicatesOf } from '../domain/duplicates.js';
+import { type DuplicateOf, duplicatesOf } from '../domain/duplicates.js';
 import { isOverdue } from '../domain/due.js';
 import type { CustomerClient } from '../db/customers.js';
 import type { Customer } from '../domain/customer.js';
@@ -112,23 +112,30 @@ export const presentCustomer = (c: Customer, clients?: CustomerClient[]) => ({
 /** A project's documents as GET /api/projects/:id lists them: each with its checksum, its true type and the earlier upload it repeats. */
 export const presentFiles = (files: FileUploadWithNames[]) => {
   const duplicates = duplicatesOf(files);
-  return files.map((f) => ({
-    id: f.id,
-    projectId: f.projectId,
-    type: f.type,
-    url: f.url,
-    filename: f.filename,
-    size: f.size,
-    contentType: f.contentType,
-    uploadedById: f.uploadedById,
-    uploadedByName: f.uploadedByName,
-    createdAt: f.createdAt,
-    sha256: f.sha256,
-    detectedContentType: f.detectedType,
-    contentTypeMismatch: typeMismatch(f.contentType, f.detectedType),
-    duplicateOf: duplicates.get(f.id) ?? null,
-  }));
+  return files.map((f) => presentFile(f, duplicates.get(f.id) ?? null));
 };
+
+/** One document as the file list shows it; `duplicateOf` is the list's to say. */
+export const presentFile = (f: FileUploadWithNames, duplicateOf: DuplicateOf | null) => ({
+  id: f.id,
+  projectId: f.projectId,
+  type: f.type,
+  url: f.url,
+  filename: f.filename,
+  size: f.size,
+  contentType: f.contentType,
+  uploadedById: f.uploadedById,
+  uploadedByName: f.uploadedByName,
+  createdAt: f.createdAt,
+  sha256: f.sha256,
+  detectedContentType: f.detectedType,
+  contentTypeMismatch: typeMismatch(f.contentType, f.detectedType),
+  duplicateOf,
+  voidedAt: f.voidedAt,
+  voidedById: f.voidedById,
+  voidedByName: f.voidedByName,
+  voidReason: f.voidReason,
+});
 
 /** The upload's answer (specification 4.1 step 12): exactly these four fields. */
 export const presentUpload = (f: FileUpload) => ({ id: f.id, url: f.url, filename: f.filename, size: f.size });

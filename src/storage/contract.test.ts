@@ -307,6 +307,20 @@ for (const [name, make] of Object.entries(subjects)) {
       await storage.remove(newLocation());
     });
 
+    test('delete() of a recorded document (a withdrawn one): open() then rejects with ObjectMissingError, its URL answers 404, others stay; again is no failure', async () => {
+      const { storage } = subject;
+      const gone = newLocation();
+      const kept = newLocation(gone.folder);
+      const { url } = await storage.put(gone, Readable.from([documentOf(2000)]), 'application/pdf', 'wrong.pdf', 'application/pdf');
+      const other = await storage.put(kept, Readable.from([documentOf(2000)]), 'application/pdf', 'right.pdf', 'application/pdf');
+      await resolvesWithin(DOWN_BOUND_MS, storage.delete({ key: objectKey(gone), url }), 'delete()');
+      assert.equal(await subject.holds(gone), false);
+      await assert.rejects(storage.open({ key: objectKey(gone), url }), (err) => err instanceof ObjectMissingError);
+      assert.equal((await subject.fetchUrl(url)).status, 404);
+      assert.equal((await subject.fetchUrl(other.url)).status, 200, 'another document of the folder stays');
+      await storage.delete({ key: objectKey(gone), url });
+    });
+
     test('listing (the reconciler): listObjects(prefix) yields the complete objects under it, removeObject() removes one (twice is fine), listIncomplete() finds a write never completed and removes it', async (t) => {
       const { storage } = subject;
       if (!isListable(storage)) return t.skip(`${name} cannot be listed: the reconciler looks at the records only`);
@@ -345,6 +359,7 @@ for (const [name, make] of Object.entries(subjects)) {
         await rejectsWithin(DOWN_BOUND_MS, storage.put(newLocation(), Readable.from([documentOf(1000)]), 'application/pdf'), 'put()');
         await rejectsWithin(DOWN_BOUND_MS, storage.open({ key: objectKey(held), url }), 'open()');
         await rejectsWithin(DOWN_BOUND_MS, storage.remove(held), 'remove()');
+        await rejectsWithin(DOWN_BOUND_MS, storage.delete({ key: objectKey(held), url }), 'delete()');
         if (isListable(storage)) {
           await rejectsWithin(DOWN_BOUND_MS, drain(storage.listObjects(held.folder)), 'listObjects()');
           await rejectsWithin(DOWN_BOUND_MS, drain(storage.listIncomplete()), 'listIncomplete()');

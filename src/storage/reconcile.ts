@@ -9,12 +9,18 @@ export interface ReconcileReport {
   listable: boolean;
   /** Stored objects without a record, older than the grace period. Repair removes them. */
   orphans: string[];
-  /** Records whose object is not in the store. Reported only: the bytes are gone; restore them from a backup. */
+  /** Standing records whose object is not in the store (a withdrawn document's bytes are meant to be gone). Reported only: restore them from a backup. */
   missing: { id: string; projectId: string; key: string }[];
   /** Writes that never completed (temporary files, S3 multipart uploads), older than the grace period. Repair removes them. */
   incomplete: string[];
   /** Name reservations that never got a record, older than the grace period. Repair releases them (listable stores only). */
   unrecordedNames: string[];
+  /**
+   * Keys of withdrawn (voided) documents whose bytes this run deleted: a deletion their void could not
+   * finish (the store away, a crash between the record and the deletion), or bytes that came back.
+   * Done in every mode, report included: the void was decided and recorded; it is no judgement of the reconciler's.
+   */
+  voidedDeleted: string[];
   /** What could not be looked at, and why (a store that cannot list multipart uploads, a failed removal). */
   problems: string[];
   repaired: boolean;
@@ -32,7 +38,8 @@ const BATCH = 500;
 
 /**
  * Compares the store with the records: objects without a record, records without an object,
- * writes that never completed and name reservations never used. Shared by the service's start-up
+ * writes that never completed and name reservations never used; and deletes the bytes of withdrawn
+ * documents that are still stored. Shared by the service's start-up
  * run and `npm run cli -- fsck [--repair]`.
  */
 export async function reconcile(deps: { store: Store; storage: FileStorage }, options: ReconcileOptions): Promise<ReconcileReport> {
@@ -46,6 +53,7 @@ export async function reconcile(deps: { store: Store; storage: FileStorage }, op
     missing: [],
     incomplete: [],
     unrecordedNames: [],
+    voidedDeleted: [],
     problems: [],
     repaired: options.repair,
   };
@@ -59,13 +67,32 @@ export async function reconcile(deps: { store: Store; storage: FileStorage }, op
     }
   };
 
+  /** A voided document's bytes, deleted for good; the record then says so. A failure stays pending for the next run. */
+  const deleteVoided = (file: { id: string; storageKey: string; url: string }) =>
+    attempt(`deleting the withdrawn ${file.storageKey}`, async () => {
+      await storage.delete({ key: file.storageKey, url: file.url });
+      await store.files.markBytesDeleted(file.id, new Date().toISOString());
+      if (!report.voidedDeleted.includes(file.storageKey)) report.voidedDeleted.push(file.storageKey);
+    });
+
+  // 0. Withdrawn documents whose bytes are still to be deleted, on every store (Cloudinary's addresses are its own: they must go).
+  for (let after: string | null = null; ; ) {
+    const page = await store.files.pendingDeletions(after, BATCH);
+    for (const f of page) await deleteVoided(f);
+    if (page.length < BATCH) break;
+    after = page[page.length - 1]!.id;
+    stopIfAborted();
+  }
+
   if (isListable(storage)) {
-    // 1. Objects without a record. Every listed key is kept for step 2.
+    // 1. Objects without a record (and a withdrawn document's bytes, still there). Every listed key is kept for step 2.
     const listed = new Set<string>();
     let batch: { key: string; modifiedAt: Date }[] = [];
     const checkBatch = async () => {
-      const recorded = await store.files.recordedKeys(batch.map((o) => o.key));
+      const { recorded, voided } = await store.files.recordedKeys(batch.map((o) => o.key));
       for (const o of batch) {
+        const withdrawn = voided.get(o.key);
+        if (withdrawn) await deleteVoided(withdrawn);
         if (recorded.has(o.key) || o.modifiedAt >= cutoff) continue;
         report.orphans.push(o.key);
         if (options.repair) {
@@ -121,11 +148,13 @@ export async function reconcile(deps: { store: Store; storage: FileStorage }, op
 
 /** True when the report found nothing to act on. */
 export const isClean = (r: ReconcileReport): boolean =>
+  // voidedDeleted is work done, not a disagreement: it does not make a report unclean.
   !r.orphans.length && !r.missing.length && !r.incomplete.length && !r.unrecordedNames.length && !r.problems.length;
 
 /** One line for the log and the command line. */
 export function summarize(r: ReconcileReport): string {
-  if (isClean(r)) return `storage (${r.driver}) and records agree`;
+  const withdrawn = r.voidedDeleted.length ? `; the bytes of ${r.voidedDeleted.length} withdrawn document(s) deleted` : '';
+  if (isClean(r)) return `storage (${r.driver}) and records agree${withdrawn}`;
   const verb = (done: string, found: string) => (r.repaired ? done : found);
   return [
     `storage (${r.driver}):`,
@@ -133,6 +162,7 @@ export function summarize(r: ReconcileReport): string {
     `${r.missing.length} record(s) whose object is missing,`,
     `${r.incomplete.length} incomplete write(s) ${verb('removed', 'found')},`,
     `${r.unrecordedNames.length} unused name reservation(s) ${verb(r.listable ? 'released' : 'kept (store cannot be listed)', 'found')}`,
+    withdrawn,
     r.problems.length ? `; problems: ${r.problems.join('; ')}` : '',
   ].join(' ');
 }

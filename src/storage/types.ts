@@ -11,6 +11,14 @@ export interface ObjectLocation {
 /** The object's key inside the store: `<folder>/<public name>[.<ext>]`. */
 export const objectKey = (o: ObjectLocation): string => `${o.folder}/${o.publicName}${o.extension ? `.${o.extension}` : ''}`;
 
+/** The location a key was made from (objectKey's inverse: public names hold no dot). */
+export function locationOf(key: string): ObjectLocation {
+  const slash = key.lastIndexOf('/');
+  const name = key.slice(slash + 1);
+  const dot = name.indexOf('.');
+  return { folder: key.slice(0, Math.max(slash, 0)), publicName: dot < 0 ? name : name.slice(0, dot), extension: dot < 0 ? null : name.slice(dot + 1) };
+}
+
 /**
  * A place documents are kept. Implementations stream (never hold a whole file in memory) and
  * never overwrite: the service reserves each key in the database first, and a driver refuses a key
@@ -58,6 +66,13 @@ export interface FileStorage {
    * that holds nothing is no failure, so removing twice is fine.
    */
   remove(location: ObjectLocation): Promise<void>;
+  /**
+   * Deletes a recorded document's bytes for good (a voided document), found by its key and the URL
+   * put() answered for it: once it resolves, open() rejects with ObjectMissingError and the URL no
+   * longer gives the bytes (a store with a CDN invalidates its copies too). A key that holds
+   * nothing is no failure, so deleting twice is fine (the reconciler retries a failed deletion).
+   */
+  delete(object: { key: string; url: string }): Promise<void>;
   /** Throws when the store cannot be reached (readiness). */
   check(): Promise<void>;
 }

@@ -37,6 +37,9 @@ export async function recordDocument(
     createdAt: now,
     sha256: doc.sha256,
     detectedType: doc.detectedType,
+    voidedAt: null,
+    voidedById: null,
+    voidReason: null,
   };
   let recorded = false;
   const details = { filename: record.filename, size: record.size };

@@ -68,6 +68,9 @@ export async function insertFile(svc: TestService, projectId: string, type: Docu
     createdAt,
     sha256: null,
     detectedType: null,
+    voidedAt: null,
+    voidedById: null,
+    voidReason: null,
   };
   await svc.deps.store.files.insert(file);
   return file;

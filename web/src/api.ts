@@ -134,6 +134,9 @@ export const api = {
   /** The PI with its figures: the amount in minor units of the currency. */
   submitPi: (id: string, body: { number: string; amount: number; currency: string; note?: string }) =>
     request<Project>('POST', `/api/projects/${encodeURIComponent(id)}/submit-pi`, body),
+  /** Withdraw a wrong document (an admin at any time, its uploader within 24 hours), with the reason. */
+  voidDocument: (projectId: string, fileId: string, reason: string) =>
+    request<FileUpload>('POST', `/api/projects/${encodeURIComponent(projectId)}/files/${encodeURIComponent(fileId)}/void`, { reason }),
   act: (id: string, action: ProjectAction, note?: string) =>
     request<Project>('POST', `/api/projects/${encodeURIComponent(id)}/${action}`, note ? { note } : {}),
 

@@ -145,6 +145,7 @@ function detailsOf(entry: ActivityEntry): string | null {
   if (typeof d.filename === 'string') parts.push(typeof d.size === 'number' ? `${d.filename} (${formatBytes(d.size)})` : d.filename);
   if (Array.isArray(d.changed) && d.changed.length) parts.push(`changed ${d.changed.join(', ')}`);
   if (typeof d.note === 'string') parts.push(`note: “${d.note}”`);
+  if (typeof d.reason === 'string') parts.push(`reason: “${d.reason}”`);
   return parts.length ? parts.join(' · ') : null;
 }
 

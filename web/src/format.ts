@@ -85,6 +85,9 @@ const ACTIVITY_LABELS: Record<ActivityAction, string> = {
   INVOICE_UPLOADED: 'uploaded an invoice',
   CUSTOMER_CREATED: 'added a customer',
   CUSTOMER_UPDATED: 'changed a customer',
+  PO_VOIDED: 'withdrew a PO',
+  CHALLAN_VOIDED: 'withdrew a challan',
+  INVOICE_VOIDED: 'withdrew an invoice',
 };
 
 /**

@@ -1,13 +1,16 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { documentPreview } from '../../actions/document-preview.js';
 import { projectArchive } from '../../actions/documents-archive.js';
+import { voidDocument } from '../../actions/void-document.js';
+import { MAX_LENGTH } from '../../domain/limits.js';
 import { PREVIEW_WIDTH, previewParams } from '../../domain/previews.js';
 import { AppError } from '../../errors.js';
+import { presentFile } from '../../presenters/index.js';
 import { actorOf } from '../session.js';
-import { IdParams, errorRef } from '../schemas.js';
+import { FileUpload, IdParams, errorRef } from '../schemas.js';
 import { type App, type RouteContext, documentationOnly, withRequestLog } from './context.js';
 
-/** GET /api/projects/:id/documents.zip (interface.md, additions of 2026-11-23) and a document's preview (additions of 2026-11-24). */
+/** GET /api/projects/:id/documents.zip (interface.md, additions of 2026-11-23); a document's preview and withdrawing a document (additions of 2026-11-24). */
 export async function documentRoutes(app: App, { deps, hooks }: RouteContext) {
   app.get(
     '/api/projects/:id/documents.zip',
@@ -80,5 +83,27 @@ export async function documentRoutes(app: App, { deps, hooks }: RouteContext) {
       reply.header('content-type', answer.contentType);
       return reply.send(answer.image);
     },
+  );
+
+  app.post(
+    '/api/projects/:id/files/:fileId/void',
+    {
+      onRequest: hooks.requireSession,
+      schema: {
+        tags: ['documents'],
+        summary: 'Withdraw a wrong document: an ADMIN at any time, its uploader within 24 hours of the upload',
+        description:
+          'The record stays, with who withdrew it, when and why; its bytes are deleted from storage and its url answers 404 from then on. ' +
+          'It leaves documents.zip, duplicate detection and the dashboard counts; <TYPE>_VOIDED {filename, reason} goes to the activity. ' +
+          'Anyone else who may see the project gets 403, anyone who may not 404; a document already withdrawn 409.',
+        params: Type.Object({ id: Type.String(), fileId: Type.String() }),
+        body: Type.Object(
+          { reason: Type.String({ minLength: 1, maxLength: MAX_LENGTH.reason, description: 'why the document is withdrawn (1–500 characters)' }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: FileUpload, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef },
+      },
+    },
+    async (req) => presentFile(await voidDocument(withRequestLog(deps, req), actorOf(req), req.params.id, req.params.fileId, req.body), null),
   );
 }

@@ -28,7 +28,8 @@ export async function fileRoutes(app: App, { deps }: RouteContext) {
     async (req, reply) => {
       const key = (req.params as { '*': string })['*'];
       const file = await deps.store.files.findByStorageKey(key);
-      if (!file) throw errors.notFound();
+      // A withdrawn document answers 404 at once, even while its bytes wait to be deleted.
+      if (!file || file.voidedAt !== null) throw errors.notFound();
       // Kept before types were checked as they came in, an invalid type would fail every download (Node refuses the header).
       reply.header('content-type', cleanContentType(file.contentType));
       reply.header('x-content-type-options', 'nosniff');

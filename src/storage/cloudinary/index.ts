@@ -4,12 +4,14 @@ import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type UploadApiOptions, type UploadApiResponse, v2 as cloudinary } from 'cloudinary';
 import type { StorageConfig } from '../../config.js';
-import { type FileStorage, type ObjectLocation, ObjectExistsError, ObjectMissingError, objectKey } from '../types.js';
+import { type FileStorage, type ObjectLocation, ObjectExistsError, ObjectMissingError, locationOf, objectKey } from '../types.js';
 
 type CloudinarySettings = Extract<StorageConfig, { driver: 'cloudinary' }>;
 
 /** Under /readyz's own 3 s bound, so the answer names the store; at start-up it is the only bound. */
 const CHECK_TIMEOUT_MS = 2500;
+/** Idle time allowed on a deletion's connection: the void's request waits for it (the reconciler retries a failure). */
+const DELETE_TIMEOUT_MS = 10_000;
 /** Idle time allowed on an upload's connection (Cloudinary answers only once it has processed the file). */
 const UPLOAD_TIMEOUT_MS = 120_000;
 
@@ -109,6 +111,30 @@ export class CloudinaryStorage implements FileStorage {
     this.placed.delete(key);
   }
 
+  /**
+   * The asset's resource type and public id are read from its secure URL (an image's or video's
+   * id without its format; a raw file's with its extension); `invalidate` purges the CDN's copies,
+   * so the address stops answering there too. A URL of another shape falls back to the key.
+   */
+  async delete({ key, url }: { key: string; url: string }): Promise<void> {
+    const asset = assetOf(url);
+    if (!asset) return this.remove(locationOf(key));
+    const agent = this.agent();
+    // The SDK reads `timeout` (ms of idle connection) from the options, though its types leave it out.
+    const bounded = { ...this.auth(agent), timeout: DELETE_TIMEOUT_MS };
+    try {
+      const res = (await cloudinary.uploader.destroy(asset.publicId, { ...bounded, resource_type: asset.resourceType, type: 'upload', invalidate: true })) as {
+        result?: string;
+      };
+      if (res.result !== 'ok' && res.result !== 'not found') throw new Error(`answered ${JSON.stringify(res.result)}`);
+    } catch (err) {
+      throw new Error(`Cloudinary delete of ${asset.publicId} failed: ${describe(err)}`);
+    } finally {
+      agent.destroy();
+    }
+    this.placed.delete(key);
+  }
+
   async check(): Promise<void> {
     const agent = this.agent();
     let timedOut = false;
@@ -162,6 +188,20 @@ function publicIdOf(location: ObjectLocation): string {
   const ext = location.extension?.toLowerCase();
   const media = ext !== undefined && (IMAGE_EXTENSIONS.has(ext) || VIDEO_EXTENSIONS.has(ext));
   return location.extension && !media ? `${location.publicName}.${location.extension}` : location.publicName;
+}
+
+/** `…/<resource type>/upload/v<version>/<public id>[.<format>]`: the asset a secure URL delivers, or null for another shape. */
+function assetOf(url: string): { resourceType: string; publicId: string } | null {
+  let pathname: string;
+  try {
+    pathname = new URL(url).pathname;
+  } catch {
+    return null;
+  }
+  const m = /\/(image|video|raw)\/upload\/(?:v\d+\/)?(.+)$/.exec(pathname);
+  if (!m) return null;
+  const id = decodeURIComponent(m[2]!);
+  return { resourceType: m[1]!, publicId: m[1] === 'raw' ? id : id.replace(/\.[^./]+$/, '') };
 }
 
 /** The SDK rejects with an Error (network), `{message, http_code}` (Upload API) or `{error: {message, http_code}}` (Admin API). */

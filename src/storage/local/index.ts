@@ -177,6 +177,10 @@ export class LocalStorage implements FileStorage, ListableStorage {
     await this.removeObject(objectKey(location));
   }
 
+  async delete({ key }: { key: string }): Promise<void> {
+    await this.removeObject(key);
+  }
+
   async check(): Promise<void> {
     await fs.promises.mkdir(this.root, { recursive: true });
     await fs.promises.access(this.root, fs.constants.W_OK);

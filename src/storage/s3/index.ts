@@ -94,6 +94,10 @@ export class S3Storage implements FileStorage, ListableStorage {
     await this.removeObject(objectKey(location));
   }
 
+  async delete({ key }: { key: string }): Promise<void> {
+    await this.removeObject(key);
+  }
+
   async *listObjects(prefix: string): AsyncIterable<StoredObject> {
     let token: string | undefined;
     do {

@@ -5,6 +5,7 @@ import { ApiError, DOCUMENT_TYPES, type DocumentType, type FileUpload, type Proj
 import { ActivityList, ErrorMessage, Field, PageTitle, QueryError, StatusBadge, placeError } from '../components';
 import { MAX_LENGTH } from '../../../src/domain/limits';
 import { formatMinor, isCurrencyCode, minorDigits, parseMajor } from '../../../src/domain/money';
+import { decideVoid } from '../../../src/domain/void-policy';
 import { ACTION_LABELS, DOCUMENT_AS, DOCUMENT_LABELS, PI_LABELS, STAGE_LABELS, formatBytes, formatDateTime, personName, stageOf, uploadBlocker } from '../format';
 import { Thumbnail } from '../preview';
 import { useSession, useUser } from '../session';
@@ -28,6 +29,12 @@ export function ProjectPage({ id }: { id: string }) {
     );
   }
   const p = project.data;
+  return <ProjectView project={p} />;
+}
+
+/** The project's page once loaded; "Upload a replacement" of a withdrawn document hands its type to the upload area. */
+function ProjectView({ project: p }: { project: ProjectDetail }) {
+  const [replacing, setReplacing] = useState<{ type: DocumentType; at: number } | null>(null);
   return (
     <>
       <p className="breadcrumb">
@@ -42,8 +49,8 @@ export function ProjectPage({ id }: { id: string }) {
           <Actions project={p} />
         </div>
         <div className="stack">
-          <Documents project={p} />
-          <UploadArea project={p} />
+          <Documents project={p} onReplace={(type) => setReplacing({ type, at: Date.now() })} />
+          <UploadArea project={p} replacing={replacing} />
         </div>
       </div>
       <ProjectActivity id={p.id} />
@@ -377,12 +384,13 @@ function SubmitPiForm({ project: p, note, onDone, onCancel }: { project: Project
   );
 }
 
-function Documents({ project: p }: { project: ProjectDetail }) {
+function Documents({ project: p, onReplace }: { project: ProjectDetail; onReplace: (type: DocumentType) => void }) {
   const me = useUser();
+  const standing = p.files.filter((f) => f.voidedAt === null);
   return (
     <section className="card" aria-labelledby="documents-title">
       <h2 id="documents-title">Documents</h2>
-      {p.files.length > 0 && (
+      {standing.length > 0 && (
         <p>
           <a className="button secondary" href={`/api/projects/${encodeURIComponent(p.id)}/documents.zip`} download data-testid="download-all">
             Download all as ZIP
@@ -390,7 +398,8 @@ function Documents({ project: p }: { project: ProjectDetail }) {
         </p>
       )}
       {DOCUMENT_TYPES.map((type) => {
-        const files = p.files.filter((f) => f.type === type);
+        const files = standing.filter((f) => f.type === type);
+        const withdrawn = p.files.filter((f) => f.type === type && f.voidedAt !== null);
         return (
           <div key={type} className="doc-group" data-testid={`files-${type}`}>
             <h3>
@@ -427,15 +436,88 @@ function Documents({ project: p }: { project: ProjectDetail }) {
                           Declared as {f.contentType}, but its content is {f.detectedContentType}
                         </span>
                       )}
+                      {decideVoid(me, f, new Date()) === null && <Withdraw project={p} file={f} />}
                     </div>
                   </li>
                 ))}
               </ul>
             )}
+            {withdrawn.length > 0 && (
+              <details className="withdrawn" data-testid={`withdrawn-${type}`}>
+                <summary>Withdrawn ({withdrawn.length})</summary>
+                <ul className="files">
+                  {withdrawn.map((f) => (
+                    <li key={f.id}>
+                      <span className="strong-link withdrawn-name">{f.filename}</span>
+                      <span className="muted small-text">
+                        Withdrawn by {personName(f.voidedById, f.voidedByName, me) ?? 'someone'} · <time dateTime={f.voidedAt!}>{formatDateTime(f.voidedAt!)}</time>
+                      </span>
+                      <span className="small-text">Reason: {f.voidReason}</span>
+                      {p.uploads[type] === null && (
+                        <button type="button" className="link-button" onClick={() => onReplace(type)}>
+                          Upload a replacement
+                        </button>
+                      )}
+                    </li>
+                  ))}
+                </ul>
+              </details>
+            )}
           </div>
         );
       })}
     </section>
+  );
+}
+
+/** "Withdraw" on a document the user may withdraw now: a reason, then the record stays and its bytes are deleted. */
+function Withdraw({ project: p, file: f }: { project: ProjectDetail; file: FileUpload }) {
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const [reason, setReason] = useState('');
+  const toggleRef = useRef<HTMLButtonElement>(null);
+  const withdraw = useMutation({
+    mutationFn: () => api.voidDocument(p.id, f.id, reason.trim()),
+    onSuccess: () => {
+      setOpen(false);
+      void queryClient.invalidateQueries({ queryKey: ['project', p.id] });
+      void queryClient.invalidateQueries({ queryKey: ['activity'] });
+    },
+  });
+  const { fields, form } = placeError(withdraw.error, { reason });
+  if (!open) {
+    return (
+      <button type="button" className="link-button danger-link" ref={toggleRef} onClick={() => setOpen(true)} aria-label={`Withdraw ${f.filename}`}>
+        Withdraw
+      </button>
+    );
+  }
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!withdraw.isPending) withdraw.mutate();
+  };
+  return (
+    <form className="withdraw-form" onSubmit={submit} aria-label={`Withdraw ${f.filename}`}>
+      <Field label="Why is it withdrawn?" error={fields.reason} hint="Its file is deleted; the record stays with your reason.">
+        {(props) => <textarea {...props} value={reason} maxLength={MAX_LENGTH.reason} required onChange={(e) => setReason(e.target.value)} rows={2} autoFocus />}
+      </Field>
+      <ErrorMessage error={form} />
+      <div className="button-row">
+        <button type="submit" className="danger" disabled={withdraw.isPending}>
+          {withdraw.isPending ? 'Withdrawing…' : 'Withdraw document'}
+        </button>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => {
+            setOpen(false);
+            withdraw.reset();
+          }}
+        >
+          Keep it
+        </button>
+      </div>
+    </form>
   );
 }
 
@@ -463,7 +545,7 @@ function Checksum({ sha256 }: { sha256: string }) {
 }
 
 /** The first document of the project with these bytes, if any. */
-const sameBytes = (files: FileUpload[], sha256: string | null) => (sha256 ? [...files].reverse().find((f) => f.sha256 === sha256) : undefined);
+const sameBytes = (files: FileUpload[], sha256: string | null) => (sha256 ? [...files].reverse().find((f) => f.sha256 === sha256 && f.voidedAt === null) : undefined);
 
 type Progress = { loaded: number; total: number; filename: string };
 
@@ -472,7 +554,7 @@ type Progress = { loaded: number; total: number; filename: string };
  * show the API's reason. The file is dropped or picked; a progress bar follows the upload; a
  * refusal shows the API's message as is.
  */
-function UploadArea({ project: p }: { project: ProjectDetail }) {
+function UploadArea({ project: p, replacing }: { project: ProjectDetail; replacing: { type: DocumentType; at: number } | null }) {
   const queryClient = useQueryClient();
   const { user, maxUploadBytes } = useSession();
   const isAdmin = user.role === 'ADMIN';
@@ -490,6 +572,13 @@ function UploadArea({ project: p }: { project: ProjectDetail }) {
   const [duplicate, setDuplicate] = useState<FileUpload | null>(null);
 
   useEffect(() => () => uploadRef.current?.abort(), []);
+  // "Upload a replacement": that type chosen, and the file picker next.
+  useEffect(() => {
+    if (!replacing) return;
+    setChosenType(replacing.type);
+    inputRef.current?.scrollIntoView({ block: 'center' });
+    inputRef.current?.focus();
+  }, [replacing]);
 
   const allowed = DOCUMENT_TYPES.filter((t) => p.uploads[t] === null);
   // The chosen type while the rules allow it; by default the first allowed one.

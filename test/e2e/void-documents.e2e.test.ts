@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type Browser, type Page, chromium } from 'playwright-core';
+import { type TestService, startTestService } from '../helpers/service.js';
+import { CHROMIUM, SCREENSHOTS, browserTestsSkipped, ensureFreshBuild } from './build.js';
+
+/**
+ * Withdrawing a wrong document in a real browser (Debian's Chromium through playwright-core): the
+ * uploader withdraws it with a reason, it folds away under "Withdrawn (1)" with who, when and why,
+ * its address answers 404, and "Upload a replacement" offers the same type and uploads the right one.
+ */
+
+const skip = browserTestsSkipped('test/e2e/void-documents.e2e.test.ts');
+
+const POC = { name: 'Priya Shah', email: 'priya.void@example.com', password: 'priya-void-42' };
+
+if (skip) test('withdrawing a document in a browser', { skip }, () => {});
+else
+  describe('withdrawing a document in a browser', { timeout: 300_000 }, () => {
+    let svc: TestService;
+    let browser: Browser;
+    let page: Page;
+    let projectId: string;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'void-e2e-'));
+
+    before(async () => {
+      await ensureFreshBuild();
+      svc = await startTestService();
+      const poc = await svc.createUser({ role: 'POC', ...POC });
+      projectId = (await svc.createProject(poc.user.id, { name: 'Wrong file project', status: 'DISPATCHED', piStatus: 'VERIFIED' })).id;
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
+      context.setDefaultTimeout(60_000);
+      page = await context.newPage();
+      await page.goto(svc.url);
+      await page.getByLabel('Email').fill(POC.email);
+      await page.getByLabel('Password').fill(POC.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+    });
+    after(async () => {
+      await browser?.close();
+      await svc?.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    test('voiding and replacing a document', async () => {
+      const wrong = path.join(dir, 'po-other-customer.pdf');
+      fs.writeFileSync(wrong, Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(20_000)]));
+      const right = path.join(dir, 'po-4711.pdf');
+      fs.writeFileSync(right, Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(20_000)]));
+
+      await page.goto(`${svc.url}/projects/${projectId}`);
+      await page.locator('#type-PO').check();
+      await page.locator('#upload-file').setInputFiles(wrong);
+      await page.getByRole('button', { name: 'Upload', exact: true }).click();
+      const pos = page.getByTestId('files-PO');
+      await pos.getByRole('link', { name: 'po-other-customer.pdf' }).waitFor();
+      const [record] = await svc.deps.store.files.listForProject(projectId);
+      assert.ok(record);
+      assert.equal((await fetch(record.url)).status, 200);
+
+      // Withdraw it, with a reason.
+      await pos.getByRole('button', { name: 'Withdraw po-other-customer.pdf' }).click();
+      await pos.getByLabel('Why is it withdrawn?').fill('Uploaded to the wrong customer');
+      await pos.getByRole('button', { name: 'Withdraw document' }).click();
+
+      // Folded away under "Withdrawn (1)", with who, when and why; no longer a link, no longer counted.
+      const withdrawn = page.getByTestId('withdrawn-PO');
+      await withdrawn.getByText('Withdrawn (1)').waitFor();
+      assert.equal(await pos.getByRole('link', { name: 'po-other-customer.pdf' }).count(), 0);
+      assert.equal(await pos.locator('h3 .count').innerText(), '0');
+      await withdrawn.getByText('Withdrawn (1)').click();
+      const text = await withdrawn.innerText();
+      assert.match(text, /po-other-customer\.pdf/);
+      assert.match(text, /Withdrawn by You · /);
+      assert.match(text, /Reason: Uploaded to the wrong customer/);
+      assert.equal((await fetch(record.url)).status, 404, 'its address answers 404');
+      await page.getByText('withdrew a PO').waitFor();
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'withdrawn-document.png'), fullPage: true });
+
+      // Upload a replacement: the same type is chosen and the file picker is next.
+      await page.locator('#type-INVOICE').check();
+      await withdrawn.getByRole('button', { name: 'Upload a replacement' }).click();
+      assert.equal(await page.locator('#type-PO').isChecked(), true);
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'upload-file');
+      await page.locator('#upload-file').setInputFiles(right);
+      await page.getByRole('button', { name: 'Upload', exact: true }).click();
+      await pos.getByRole('link', { name: 'po-4711.pdf' }).waitFor();
+      assert.equal(await pos.locator('h3 .count').innerText(), '1');
+      const files = await svc.deps.store.files.listForProject(projectId);
+      assert.deepEqual(
+        files.map((f) => [f.filename, f.type, f.voidedAt === null]),
+        [
+          ['po-4711.pdf', 'PO', true],
+          ['po-other-customer.pdf', 'PO', false],
+        ],
+      );
+    });
+  });
