@@ -1,4 +1,5 @@
 import { forgetEndedWindows } from './actions/attempts.js';
+import { forgetOldDueDigests, queueDueDigests } from './actions/due-digest.js';
 import type { Deps } from './deps.js';
 import type { Log } from './logger.js';
 import type { StreamHub } from './realtime/streams.js';
@@ -42,6 +43,7 @@ export function serviceJobs(deps: Deps, parts: JobParts): Job[] {
   return [
     ...reconciliation(deps, parts.onReconciled),
     { name: 'mail dispatch', everyMs: config.mail.pollMs, atStart: true, run: (signal) => deps.mail.round(signal) },
+    ...(config.dueDigest ? [{ name: 'due-date digest', everyMs: config.dueDigest.checkMs, atStart: true, run: (signal: AbortSignal) => queueDueDigests(deps, signal) }] : []),
     { name: 'realtime session sweep', everyMs: config.realtimeStreams.sweepMs, atStart: false, run: () => parts.streams.sweep() },
     prune('session pruning', (now) => store.sessions.deleteExpired(iso(now))),
     prune('reset-link pruning', (now) => store.passwordResets.deleteExpired(iso(now))),
@@ -50,6 +52,7 @@ export function serviceJobs(deps: Deps, parts: JobParts): Job[] {
     prune('idempotency-key expiry', (now) => store.idempotencyKeys.deleteExpired(iso(now - IDEMPOTENCY_TTL_MS))),
     prune('outbox pruning', (now) => store.outbox.deleteFinished(iso(now - SENT_MAIL_KEPT_MS))),
     prune('resumable upload expiry', resumableExpiry(deps)),
+    prune('due-digest claim pruning', () => forgetOldDueDigests(deps)),
   ];
 }
 

@@ -18,7 +18,7 @@ describe('periodic jobs of a running service', () => {
   let admin: { user: { id: string }; client: Client };
 
   before(async () => {
-    svc = await startTestService({ env: { PRUNE_INTERVAL_MS: '150', MAIL_POLL_MS: '100', REALTIME_SESSION_SWEEP_MS: '150' } });
+    svc = await startTestService({ env: { PRUNE_INTERVAL_MS: '150', MAIL_POLL_MS: '100', REALTIME_SESSION_SWEEP_MS: '150', DUE_DIGEST_CHECK_MS: '150' } });
     admin = await svc.signIn('ADMIN');
   });
   after(async () => {
@@ -33,6 +33,7 @@ describe('periodic jobs of a running service', () => {
       [
         ['storage reconciliation', 3_600_000],
         ['mail dispatch', 100],
+        ['due-date digest', 150],
         ['realtime session sweep', 150],
         ['session pruning', 150],
         ['reset-link pruning', 150],
@@ -41,6 +42,7 @@ describe('periodic jobs of a running service', () => {
         ['idempotency-key expiry', 150],
         ['outbox pruning', 150],
         ['resumable upload expiry', 150],
+        ['due-digest claim pruning', 150],
       ],
     );
     await eventuallyPasses(() => {
