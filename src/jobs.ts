@@ -1,5 +1,5 @@
 import { forgetEndedWindows } from './actions/attempts.js';
-import { forgetOldDueDigests, queueDueDigests } from './actions/due-digest.js';
+import { queueDueDigests } from './actions/due-digest.js';
 import type { Deps } from './deps.js';
 import type { Log } from './logger.js';
 import type { StreamHub } from './realtime/streams.js';
@@ -29,6 +29,8 @@ export interface JobParts {
 
 /** Sent and dropped emails stay this long in the outbox (failed ones stay for inspection). */
 const SENT_MAIL_KEPT_MS = 30 * 24 * 3_600_000;
+/** Due-date digest claims stay this long (only today's are read: by the wall clock, a claim a week old is never today's). */
+const DIGEST_CLAIMS_KEPT_MS = 7 * 24 * 3_600_000;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -52,7 +54,7 @@ export function serviceJobs(deps: Deps, parts: JobParts): Job[] {
     prune('idempotency-key expiry', (now) => store.idempotencyKeys.deleteExpired(iso(now - IDEMPOTENCY_TTL_MS))),
     prune('outbox pruning', (now) => store.outbox.deleteFinished(iso(now - SENT_MAIL_KEPT_MS))),
     prune('resumable upload expiry', resumableExpiry(deps)),
-    prune('due-digest claim pruning', () => forgetOldDueDigests(deps)),
+    prune('due-digest claim pruning', (now) => store.dueDigests.deleteClaimedBefore(iso(now - DIGEST_CLAIMS_KEPT_MS))),
   ];
 }
 

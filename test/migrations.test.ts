@@ -100,8 +100,8 @@ test('016_due_digest: users written before it get digests claimed once per day, 
     (await store.dueDigests.undecided('2026-03-10', 'dueDigest')).filter((u) => u.id === userId),
     [{ id: userId, role: 'POC' }],
   );
-  assert.equal(await store.dueDigests.claim(userId, '2026-03-10', now, null), true);
-  assert.equal(await store.dueDigests.claim(userId, '2026-03-10', now, null), false, 'the second claim of the day finds the first');
+  assert.equal(await store.dueDigests.claim(userId, '2026-03-10', now), true);
+  assert.equal(await store.dueDigests.claim(userId, '2026-03-10', now), false, 'the second claim of the day finds the first');
   assert.deepEqual((await store.dueDigests.undecided('2026-03-10', 'dueDigest')).filter((u) => u.id === userId), []);
   await database.db.deleteFrom('users').where('id', '=', userId).execute();
   assert.deepEqual(await database.db.selectFrom('due_digests').selectAll().where('user_id', '=', userId).execute(), []);

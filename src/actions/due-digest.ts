@@ -1,13 +1,9 @@
 import type { Deps } from '../deps.js';
-import { nowIso, todayOf } from '../deps.js';
-import { addDays } from '../domain/due.js';
+import { nowIso } from '../deps.js';
 import { digestDayAt, digestReachOf } from '../domain/due-digest.js';
 import { viewerOf } from '../domain/visibility.js';
 import { newId } from '../ids.js';
 import { queueDueDigest } from '../mail/outbox.js';
-
-/** Claims older than this many days go (only today's are read; the rest are kept a little for inspection). */
-const CLAIMS_KEPT_DAYS = 7;
 
 /**
  * One round of the morning due-date digest (the `due-date digest` job, every DUE_DIGEST_CHECK_MS):
@@ -27,20 +23,18 @@ export async function queueDueDigests(deps: Pick<Deps, 'config' | 'clock' | 'sto
     const reach = digestReachOf(person.role);
     if (!reach) continue;
     const made = await deps.store.transaction(async (store) => {
-      const [any] = await store.projects.dueBy(viewerOf(person), day, { pocId: reach === 'own' ? person.id : undefined, limit: 1 });
-      const outboxId = any ? newId() : null;
-      const at = nowIso();
       // Decided once: an empty day is claimed too, so a project falling due later that day sends no second, afternoon digest.
-      if (!(await store.dueDigests.claim(person.id, day, at, outboxId))) return false;
-      if (outboxId) await queueDueDigest(store, { id: outboxId, recipientId: person.id, day, at });
-      return outboxId !== null;
+      const at = nowIso();
+      if (!(await store.dueDigests.claim(person.id, day, at))) return false;
+      const [any] = await store.projects.dueBy(viewerOf(person), day, { pocId: reach === 'own' ? person.id : undefined, limit: 1 });
+      if (!any) return false;
+      const id = newId();
+      await queueDueDigest(store, { id, recipientId: person.id, day, at });
+      await store.dueDigests.noteEmail(person.id, day, id);
+      return true;
     });
     if (made) queued++;
   }
   return queued;
 }
 
-/** Removes the claims of days long past (the `due-digest claim pruning` job). */
-export async function forgetOldDueDigests(deps: Pick<Deps, 'config' | 'clock' | 'store'>): Promise<void> {
-  await deps.store.dueDigests.deleteBefore(addDays(todayOf(deps), -CLAIMS_KEPT_DAYS));
-}

@@ -23,22 +23,28 @@ export function dueDigestsRepo(db: DB) {
     },
 
     /**
-     * Claims the person's digest for `day`, with its email's outbox row (null: nothing to list). True
-     * when this call made the claim; false when it was made before, by any instance. On PostgreSQL an
-     * insert racing another's uncommitted one waits for it, then finds the row.
+     * Claims the person's digest for `day`: true when this call made the claim, false when it was
+     * made before, by any instance. On PostgreSQL an insert racing another's uncommitted one waits
+     * for it, then finds the row. The first statement of its transaction, so SQLite takes the write
+     * lock at once (a read first would have to upgrade its snapshot, which fails rather than waits).
      */
-    async claim(userId: string, day: string, at: string, outboxId: string | null): Promise<boolean> {
+    async claim(userId: string, day: string, at: string): Promise<boolean> {
       const r = await db
         .insertInto('due_digests')
-        .values({ user_id: userId, day, claimed_at: at, outbox_id: outboxId })
+        .values({ user_id: userId, day, claimed_at: at, outbox_id: null })
         .onConflict((oc) => oc.columns(['user_id', 'day']).doNothing())
         .executeTakeFirst();
       return Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
     },
 
-    /** Claims of days before `day` go: only today's are ever looked at. */
-    async deleteBefore(day: string): Promise<void> {
-      await db.deleteFrom('due_digests').where('day', '<', day).execute();
+    /** Notes the claimed digest's email (its outbox row), in the claim's transaction. */
+    async noteEmail(userId: string, day: string, outboxId: string): Promise<void> {
+      await db.updateTable('due_digests').set({ outbox_id: outboxId }).where('user_id', '=', userId).where('day', '=', day).execute();
+    },
+
+    /** Claims made before `at` go (only today's are ever read; the rest stay a while for inspection). */
+    async deleteClaimedBefore(at: string): Promise<void> {
+      await db.deleteFrom('due_digests').where('claimed_at', '<', at).execute();
     },
   };
 }

@@ -20,7 +20,7 @@ export function dueDigest(dialect: Dialect) {
         .addColumn('outbox_id', 'text')
         .addPrimaryKeyConstraint('due_digests_pk', ['user_id', 'day'])
         .execute();
-      await db.schema.createIndex('due_digests_day').on('due_digests').column('day').execute();
+      await db.schema.createIndex('due_digests_claimed_at').on('due_digests').column('claimed_at').execute();
     },
   };
 }
