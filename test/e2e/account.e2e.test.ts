@@ -97,6 +97,9 @@ else
       assert.equal(await progress.isChecked(), true);
       await progress.uncheck();
       await page.getByRole('group', { name: 'Emails I get' }).getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      const digest = page.getByRole('checkbox', { name: 'Morning due-date digest' });
+      assert.equal(await digest.isChecked(), true);
+      assert.match((await page.locator(`#${await digest.getAttribute('aria-describedby')}`).textContent()) ?? '', /overdue or due that day/);
       await page.screenshot({ path: path.join(SCREENSHOTS, 'account.png'), fullPage: true });
 
       const api = new Client(svc.url);
