@@ -9,6 +9,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { queueDueDigests } from '../src/actions/due-digest.js';
 import { ConfigError, loadConfig } from '../src/config.js';
+import type { Deps } from '../src/deps.js';
+import { serviceJobs } from '../src/jobs.js';
 import type { ProjectStatus, User } from '../src/domain/model.js';
 import { eventually, eventuallyPasses } from './helpers/eventually.js';
 import { type Client, type TestService, startTestService, testDialect } from './helpers/service.js';
@@ -326,11 +328,11 @@ test('DUE_DIGEST_HOUR: 0–23 (default 8) or off; anything else stops start-up',
   for (const bad of ['24', '-1', '8.5', 'eight', 'morning']) assert.throws(() => loadConfig({ DUE_DIGEST_HOUR: bad }), ConfigError, bad);
   assert.throws(() => loadConfig({ DUE_DIGEST_CHECK_MS: '10' }), ConfigError);
 
-  const svc = await startTestService({ env: { DUE_DIGEST_HOUR: 'off' } });
-  try {
-    assert.ok(!svc.running.jobs.status().some((s) => s.name === 'due-date digest'), 'off: no digest job');
-    assert.equal(await queueDueDigests(svc.deps), 0);
-  } finally {
-    await svc.close();
-  }
+  // Off: no job in the service's list, and a round (were one run) queues nothing, reading no table.
+  const off = loadConfig({ DUE_DIGEST_HOUR: 'off', TIMEZONE: 'UTC' });
+  const jobs = serviceJobs({ config: off } as Deps, { streams: { sweep: async () => {} } });
+  assert.ok(!jobs.some((j) => j.name === 'due-date digest'), 'off: no digest job');
+  assert.ok(serviceJobs({ config: loadConfig({}) } as Deps, { streams: { sweep: async () => {} } }).some((j) => j.name === 'due-date digest'));
+  const noon = { now: () => new Date('2026-03-10T12:00:00.000Z') };
+  assert.equal(await queueDueDigests({ config: off, clock: noon, store: undefined as never }), 0);
 });
