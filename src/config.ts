@@ -50,6 +50,11 @@ export interface Config {
   currency: string;
   /** Document previews (GET /api/projects/:id/files/:fileId/preview): the disk cache's bound and the rendering's. */
   previews: { cacheBytes: number; concurrency: number; timeoutMs: number; memoryBytes: number; maxWaiting: number };
+  /**
+   * The morning due-date digest (jobs.ts): from DUE_DIGEST_HOUR (0–23, in TIMEZONE) each day, looked
+   * for every DUE_DIGEST_CHECK_MS; null when DUE_DIGEST_HOUR=off (no digest on this instance).
+   */
+  dueDigest: { hour: number; checkMs: number } | null;
 }
 
 /** Email (issue 12): the transport, the outbox dispatcher's pace, and password-reset links. */
@@ -192,7 +197,14 @@ export function loadConfig(env: Env = process.env): Config {
       memoryBytes: integer(env, 'PREVIEW_MEMORY_MB', 512, 128, 16_384) * 1024 * 1024,
       maxWaiting: integer(env, 'PREVIEW_MAX_WAITING', 100, 0, 100_000),
     },
+    dueDigest: parseDueDigest(env),
   };
+}
+
+/** DUE_DIGEST_HOUR: a whole hour from 0 to 23 (default 8), or `off`. */
+function parseDueDigest(env: Env): Config['dueDigest'] {
+  if (text(env, 'DUE_DIGEST_HOUR') === 'off') return null;
+  return { hour: integer(env, 'DUE_DIGEST_HOUR', 8, 0, 23), checkMs: integer(env, 'DUE_DIGEST_CHECK_MS', 300_000, 50, 3_600_000) };
 }
 
 /** An IANA zone name as Intl knows it (Asia/Kolkata); unset, the system's zone (TZ, else the machine's). */

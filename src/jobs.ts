@@ -1,4 +1,5 @@
 import { forgetEndedWindows } from './actions/attempts.js';
+import { queueDueDigests } from './actions/due-digest.js';
 import type { Deps } from './deps.js';
 import type { Log } from './logger.js';
 import type { StreamHub } from './realtime/streams.js';
@@ -28,6 +29,8 @@ export interface JobParts {
 
 /** Sent and dropped emails stay this long in the outbox (failed ones stay for inspection). */
 const SENT_MAIL_KEPT_MS = 30 * 24 * 3_600_000;
+/** Due-date digest claims stay this long (only today's are read: by the wall clock, a claim a week old is never today's). */
+const DIGEST_CLAIMS_KEPT_MS = 7 * 24 * 3_600_000;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -42,6 +45,7 @@ export function serviceJobs(deps: Deps, parts: JobParts): Job[] {
   return [
     ...reconciliation(deps, parts.onReconciled),
     { name: 'mail dispatch', everyMs: config.mail.pollMs, atStart: true, run: (signal) => deps.mail.round(signal) },
+    ...(config.dueDigest ? [{ name: 'due-date digest', everyMs: config.dueDigest.checkMs, atStart: true, run: (signal: AbortSignal) => queueDueDigests(deps, signal) }] : []),
     { name: 'realtime session sweep', everyMs: config.realtimeStreams.sweepMs, atStart: false, run: () => parts.streams.sweep() },
     prune('session pruning', (now) => store.sessions.deleteExpired(iso(now))),
     prune('reset-link pruning', (now) => store.passwordResets.deleteExpired(iso(now))),
@@ -50,6 +54,7 @@ export function serviceJobs(deps: Deps, parts: JobParts): Job[] {
     prune('idempotency-key expiry', (now) => store.idempotencyKeys.deleteExpired(iso(now - IDEMPOTENCY_TTL_MS))),
     prune('outbox pruning', (now) => store.outbox.deleteFinished(iso(now - SENT_MAIL_KEPT_MS))),
     prune('resumable upload expiry', resumableExpiry(deps)),
+    prune('due-digest claim pruning', (now) => store.dueDigests.deleteClaimedBefore(iso(now - DIGEST_CLAIMS_KEPT_MS))),
   ];
 }
 

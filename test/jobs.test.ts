@@ -18,7 +18,7 @@ describe('periodic jobs of a running service', () => {
   let admin: { user: { id: string }; client: Client };
 
   before(async () => {
-    svc = await startTestService({ env: { PRUNE_INTERVAL_MS: '150', MAIL_POLL_MS: '100', REALTIME_SESSION_SWEEP_MS: '150' } });
+    svc = await startTestService({ env: { PRUNE_INTERVAL_MS: '150', MAIL_POLL_MS: '100', REALTIME_SESSION_SWEEP_MS: '150', DUE_DIGEST_CHECK_MS: '150' } });
     admin = await svc.signIn('ADMIN');
   });
   after(async () => {
@@ -33,6 +33,7 @@ describe('periodic jobs of a running service', () => {
       [
         ['storage reconciliation', 3_600_000],
         ['mail dispatch', 100],
+        ['due-date digest', 150],
         ['realtime session sweep', 150],
         ['session pruning', 150],
         ['reset-link pruning', 150],
@@ -41,6 +42,7 @@ describe('periodic jobs of a running service', () => {
         ['idempotency-key expiry', 150],
         ['outbox pruning', 150],
         ['resumable upload expiry', 150],
+        ['due-digest claim pruning', 150],
       ],
     );
     await eventuallyPasses(() => {
@@ -98,7 +100,7 @@ describe('periodic jobs of a running service', () => {
     assert.equal(Number((await row(counted))?.failures), 1);
   });
 
-  test('expired reset links, lapsed upload leases, expired idempotency keys and old sent emails go; the live ones stay', async () => {
+  test('expired reset links, lapsed upload leases, expired idempotency keys, old sent emails and week-old digest claims go; the live ones stay', async () => {
     const now = Date.now();
     const userId = admin.user.id;
     await db()
@@ -137,14 +139,23 @@ describe('periodic jobs of a running service', () => {
       .values([email('sent-long-ago', 'sent', now - 31 * DAY), email('failed-long-ago', 'failed', now - 31 * DAY), email('sent-lately', 'sent', now - DAY)])
       .execute();
 
+    await db()
+      .insertInto('due_digests')
+      .values([
+        { user_id: userId, day: '2026-01-01', claimed_at: iso(now - 8 * DAY), outbox_id: null },
+        { user_id: userId, day: '2026-01-08', claimed_at: iso(now - DAY), outbox_id: null },
+      ])
+      .execute();
+
     const left = async () => ({
       links: (await db().selectFrom('password_resets').select('token_hash').where('token_hash', 'in', ['expired-link', 'live-link']).execute()).map((r) => r.token_hash),
       leases: (await db().selectFrom('upload_locks').select('id').where('id', 'in', ['lapsed-lease', 'held-lease']).execute()).map((r) => r.id),
       keys: (await db().selectFrom('idempotency_keys').select('key').where('user_id', '=', userId).execute()).map((r) => r.key),
       emails: (await db().selectFrom('outbox').select('id').where('id', 'in', ['sent-long-ago', 'failed-long-ago', 'sent-lately']).orderBy('id').execute()).map((r) => r.id),
+      digestClaims: (await db().selectFrom('due_digests').select('day').where('user_id', '=', userId).where('day', 'in', ['2026-01-01', '2026-01-08']).execute()).map((r) => r.day),
     });
     await eventuallyPasses(async () =>
-      assert.deepEqual(await left(), { links: ['live-link'], leases: ['held-lease'], keys: ['today'], emails: ['failed-long-ago', 'sent-lately'] }),
+      assert.deepEqual(await left(), { links: ['live-link'], leases: ['held-lease'], keys: ['today'], emails: ['failed-long-ago', 'sent-lately'], digestClaims: ['2026-01-08'] }),
     );
   });
 });

@@ -193,3 +193,33 @@ test('017_void_documents: documents written before it read back standing, and ca
     await made.cleanup();
   }
 });
+
+test('016_due_digest: users written before it get digests claimed once per day, and their claims go with them', async (t) => {
+  // A database of its own: the one above is already at the latest migration.
+  const made = await testConfig();
+  const database = await openDatabase(made.config.database, silentLog);
+  const store = createStore(database);
+  t.after(async () => {
+    await database.destroy();
+    await made.cleanup();
+  });
+  await migrate(database, { to: previousOf('016_due_digest') });
+  const now = '2026-03-09T10:00:00.000Z';
+  const userId = newId();
+  await database.db
+    .insertInto('users')
+    .values({ id: userId, name: 'Earlier POC', email: 'earlier@example.com', email_key: 'earlier@example.com', role: 'POC', active: true, password_hash: 'x', created_at: now, updated_at: now })
+    .execute();
+
+  await migrate(database);
+
+  assert.deepEqual(
+    (await store.dueDigests.undecided('2026-03-10', 'dueDigest')).filter((u) => u.id === userId),
+    [{ id: userId, role: 'POC' }],
+  );
+  assert.equal(await store.dueDigests.claim(userId, '2026-03-10', now), true);
+  assert.equal(await store.dueDigests.claim(userId, '2026-03-10', now), false, 'the second claim of the day finds the first');
+  assert.deepEqual((await store.dueDigests.undecided('2026-03-10', 'dueDigest')).filter((u) => u.id === userId), []);
+  await database.db.deleteFrom('users').where('id', '=', userId).execute();
+  assert.deepEqual(await database.db.selectFrom('due_digests').selectAll().where('user_id', '=', userId).execute(), []);
+});

@@ -19,6 +19,7 @@ import { job } from './migrations/013_job.js';
 import { customers } from './migrations/014_customers.js';
 import { piPayments } from './migrations/015_pi_payments.js';
 import { voidDocuments } from './migrations/017_void_documents.js';
+import { dueDigest } from './migrations/016_due_digest.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -150,6 +151,7 @@ const migrations = (dialect: Dialect) => ({
   '014_customers': customers(dialect),
   '015_pi_payments': piPayments(dialect),
   '017_void_documents': voidDocuments(dialect),
+  '016_due_digest': dueDigest(dialect),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));

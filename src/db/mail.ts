@@ -114,6 +114,14 @@ export function outboxRepo(db: DB, dialect: Database['dialect']) {
       }
     },
 
+    /** A row of its own, never joined by a change's events (a due-date digest: mail/outbox.ts). */
+    async add(id: string, recipientId: string, projectId: string | null, events: OutboxEvent[], now: string, dueAt: string): Promise<void> {
+      await db
+        .insertInto('outbox')
+        .values({ id, recipient_id: recipientId, project_id: projectId, events: JSON.stringify(events), status: 'pending', attempts: 0, created_at: now, due_at: dueAt })
+        .execute();
+    },
+
     /**
      * Claims up to `limit` due emails until `leaseUntil` (a dispatcher that dies lets them go when the
      * lease ends) and counts the attempt. PostgreSQL: FOR UPDATE SKIP LOCKED, so instances claiming

@@ -196,6 +196,25 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
       return row && toProject(row);
     },
     findWithNames,
+    /**
+     * The due-date digest's projects on `day` (domain/due-digest.ts): open ones the scope may see
+     * whose due date is that day or earlier, of one POC when `pocId` is given, earliest first, at
+     * most `limit`. Walks the open projects with a due date only (migration 013's partial indexes).
+     */
+    async dueBy(scope: Scope, day: string, opts: { pocId?: string; limit: number }): Promise<(Project & JobDetails)[]> {
+      const rows = await db
+        .selectFrom('projects')
+        .selectAll()
+        .where(visibleTo(scope))
+        .where(OPEN_WITH_DUE_DATE)
+        .where('projects.due_date', '<=', day)
+        .$if(opts.pocId !== undefined, (q) => q.where('projects.poc_id', '=', opts.pocId!))
+        .orderBy('projects.due_date')
+        .orderBy('projects.id')
+        .limit(opts.limit)
+        .execute();
+      return rows.map((r) => ({ ...toProject(r), reference: r.reference, dueDate: r.due_date, deliveryAddress: r.delivery_address }));
+    },
     /** The projects the scope may see, filtered, newest first or by due date (`sort`), one page after the cursor. */
     async list(scope: Scope, f: ProjectFilter): Promise<Page<ProjectWithNames>> {
       if (f.sort === 'due') return listByDue(scope, f);

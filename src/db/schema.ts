@@ -16,6 +16,7 @@ export interface Tables {
   outbox: OutboxTable;
   email_optouts: EmailOptoutsTable;
   password_resets: PasswordResetsTable;
+  due_digests: DueDigestsTable;
   idempotency_keys: IdempotencyKeysTable;
   resumable_uploads: ResumableUploadsTable;
   upload_locks: UploadLocksTable;
@@ -202,6 +203,16 @@ export interface OutboxTable {
 export interface EmailOptoutsTable {
   user_id: string;
   category: string;
+}
+
+/** A person's due-date digest for one day, decided (migration 016): see actions/due-digest.ts. */
+export interface DueDigestsTable {
+  user_id: string;
+  /** YYYY-MM-DD in the shop's time zone */
+  day: string;
+  claimed_at: string;
+  /** The digest's email, or null when there was nothing to list */
+  outbox_id: string | null;
 }
 
 export interface PasswordResetsTable {

@@ -1,6 +1,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import { activityRepo } from './activity.js';
 import { customersRepo } from './customers.js';
+import { dueDigestsRepo } from './due-digests.js';
 import { filesRepo } from './files.js';
 import { idempotencyKeysRepo } from './idempotency-keys.js';
 import type { Database } from './index.js';
@@ -101,6 +102,7 @@ function repositories({ db, dialect }: Database) {
     outbox: () => outboxRepo(db, dialect),
     emailOptouts: () => emailOptoutsRepo(db),
     passwordResets: () => passwordResetsRepo(db),
+    dueDigests: () => dueDigestsRepo(db),
   });
 }
 

@@ -246,6 +246,7 @@ const emailPreferenceFields = {
   pi: Type.Boolean({ description: 'PI submitted (admins); PI verified or rejected (POC)' }),
   progress: Type.Boolean({ description: 'printing started, dispatched, delivered, cancelled' }),
   documents: Type.Boolean({ description: 'a document uploaded by someone else' }),
+  dueDigest: Type.Boolean({ description: 'the morning email listing the projects overdue or due today (POC: their own; admins: all)' }),
 };
 
 /** One's own profile as the team list shows it (without the admin's active and createdAt), and the email preferences. */

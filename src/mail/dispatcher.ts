@@ -2,8 +2,12 @@ import type { Config } from '../config.js';
 import type { ClaimedMail } from '../db/mail.js';
 import type { Store } from '../db/store.js';
 import type { Log } from '../logger.js';
+import { digestOf, digestReachOf, isEmptyDigest } from '../domain/due-digest.js';
+import type { User } from '../domain/model.js';
+import { viewerOf } from '../domain/visibility.js';
+import { dueDigestDayOf } from './outbox.js';
 import { emailRuleOf } from './rules.js';
-import { type MailEvent, projectEmail } from './templates.js';
+import { type MailEvent, dueDigestEmail, projectEmail } from './templates.js';
 import type { MailTransport, OutgoingMail, SentMail } from './types.js';
 
 /** Rows claimed per round; each is sent within SEND_TIMEOUT_MS, so a round ends well inside the lease. */
@@ -12,6 +16,8 @@ const SEND_TIMEOUT_MS = 60_000;
 const LEASE_MS = 15 * 60_000;
 /** How often a standing backlog is logged again. */
 const BACKLOG_LOG_EVERY_MS = 5 * 60_000;
+/** The most projects one due-date digest lists (the projects page has the rest). */
+const DIGEST_MAX_PROJECTS = 100;
 
 /** A transport's send, bounded: a server that never answers fails the attempt instead of holding the row. */
 export async function sendWithin(transport: MailTransport, mail: OutgoingMail, ms = SEND_TIMEOUT_MS): Promise<SentMail> {
@@ -121,7 +127,10 @@ export class MailDispatcher {
    */
   async #compose(row: ClaimedMail): Promise<OutgoingMail | null> {
     const recipient = await this.store.users.findById(row.recipientId);
-    if (!recipient?.active || !row.projectId) return null;
+    if (!recipient?.active) return null;
+    const digestDay = dueDigestDayOf(row.events);
+    if (digestDay !== null) return this.#composeDueDigest(recipient, digestDay);
+    if (!row.projectId) return null;
     const optouts = await this.store.emailOptouts.list(recipient.id);
     const events = row.events.filter((e) => {
       const rule = emailRuleOf(e.action);
@@ -133,5 +142,19 @@ export class MailDispatcher {
     for (const id of new Set(events.map((e) => e.actorId))) names.set(id, (await this.store.users.findById(id))?.name ?? 'someone');
     const listed: MailEvent[] = events.map((e) => ({ action: e.action, actorName: names.get(e.actorId)!, at: e.at, details: e.details }));
     return projectEmail({ name: recipient.name, address: recipient.email }, project, listed, this.config.publicUrl);
+  }
+
+  /**
+   * A due-date digest as things stand now: null when the person switched it off or no longer gets
+   * one, or when nothing is overdue or due that day any more. Their projects are the ones they may
+   * see (db/visibility.ts), and for a POC only those they own.
+   */
+  async #composeDueDigest(recipient: User, day: string): Promise<OutgoingMail | null> {
+    const reach = digestReachOf(recipient.role);
+    if (!reach || (await this.store.emailOptouts.list(recipient.id)).includes('dueDigest')) return null;
+    const found = await this.store.projects.dueBy(viewerOf(recipient), day, { pocId: reach === 'own' ? recipient.id : undefined, limit: DIGEST_MAX_PROJECTS + 1 });
+    const digest = digestOf(found.slice(0, DIGEST_MAX_PROJECTS), day);
+    if (isEmptyDigest(digest)) return null;
+    return dueDigestEmail({ name: recipient.name, address: recipient.email }, day, digest, reach, this.config.publicUrl, found.length > DIGEST_MAX_PROJECTS);
   }
 }

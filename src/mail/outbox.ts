@@ -1,3 +1,4 @@
+import type { OutboxEvent } from '../db/mail.js';
 import type { Store } from '../db/store.js';
 import type { ActivityAction } from '../domain/activity.js';
 import type { Actor, Project } from '../domain/model.js';
@@ -26,4 +27,19 @@ export async function queueProjectEmails(
   const dueAt = new Date(Date.parse(change.at) + batchSeconds * 1000).toISOString();
   const event = { action: change.action, actorId: change.actor.id, at: change.at, details: change.details };
   for (const recipientId of recipients) await store.outbox.queue(newId(), recipientId, change.project.id, event, change.at, dueAt);
+}
+
+/** The event of a due-date digest's outbox row: the row names no project; the email lists that day's (composed when sent). */
+const DUE_DIGEST_EVENT = 'DUE_DIGEST';
+
+/** Writes a person's due-date digest for `day` into the outbox, due at once, in the caller's transaction (beside its claim). */
+export async function queueDueDigest(store: Store, digest: { id: string; recipientId: string; day: string; at: string }): Promise<void> {
+  const event = { action: DUE_DIGEST_EVENT, actorId: digest.recipientId, at: digest.at, details: { day: digest.day } };
+  await store.outbox.add(digest.id, digest.recipientId, null, [event], digest.at, digest.at);
+}
+
+/** The day of a due-date digest's row, or null for any other email. */
+export function dueDigestDayOf(events: OutboxEvent[]): string | null {
+  const [first] = events;
+  return events.length === 1 && first?.action === DUE_DIGEST_EVENT && typeof first.details.day === 'string' ? first.details.day : null;
 }

@@ -9,8 +9,8 @@ import { formatMinor, isCurrencyCode } from '../domain/money.js';
  * that, and each user's switched-off categories, is applied where recipients are read (db/mail.ts).
  */
 
-/** The categories a user can switch off on their account page. */
-export const EMAIL_CATEGORIES = ['approvals', 'pi', 'progress', 'documents'] as const;
+/** The categories a user can switch off on their account page (dueDigest: the morning due-date digest, actions/due-digest.ts). */
+export const EMAIL_CATEGORIES = ['approvals', 'pi', 'progress', 'documents', 'dueDigest'] as const;
 export type EmailCategory = (typeof EMAIL_CATEGORIES)[number];
 
 /** Who hears of a change: every active ADMIN, the project's POC, or both. */

@@ -1,3 +1,4 @@
+import { type Digest, type DigestProject, daysLate } from '../domain/due-digest.js';
 import { PI_LABELS, STAGE_LABELS, stageOf } from '../domain/labels.js';
 import type { Project } from '../domain/model.js';
 import { emailRuleOf } from './rules.js';
@@ -13,11 +14,21 @@ export interface MailEvent {
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** Plain text and its short HTML version from the same paragraphs (a paragraph of lines becomes a list). */
-function render(to: OutgoingMail['to'], subject: string, paragraphs: (string | string[])[], link: { href: string; label: string }, footer: string): OutgoingMail {
-  const textParts = paragraphs.map((p) => (Array.isArray(p) ? p.map((l) => `- ${l}`).join('\n') : p));
+/** A list line that opens with a link: its label linked in HTML, its address after the line in the text. */
+interface LinkedLine {
+  label: string;
+  href: string;
+  rest: string;
+}
+
+const textLine = (l: string | LinkedLine) => (typeof l === 'string' ? `- ${l}` : `- ${l.label}${l.rest}\n  ${l.href}`);
+const htmlLine = (l: string | LinkedLine) => (typeof l === 'string' ? `<li>${escapeHtml(l)}</li>` : `<li><a href="${escapeHtml(l.href)}">${escapeHtml(l.label)}</a>${escapeHtml(l.rest)}</li>`);
+
+/** Plain text and its short HTML version from the same paragraphs (a paragraph of lines becomes a list); every text escaped in the HTML. */
+function render(to: OutgoingMail['to'], subject: string, paragraphs: (string | (string | LinkedLine)[])[], link: { href: string; label: string }, footer: string): OutgoingMail {
+  const textParts = paragraphs.map((p) => (Array.isArray(p) ? p.map(textLine).join('\n') : p));
   const text = [`Hello ${to.name},`, ...textParts, `${link.label}: ${link.href}`, footer].join('\n\n') + '\n';
-  const htmlParts = paragraphs.map((p) => (Array.isArray(p) ? `<ul>${p.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>` : `<p>${escapeHtml(p)}</p>`));
+  const htmlParts = paragraphs.map((p) => (Array.isArray(p) ? `<ul>${p.map(htmlLine).join('')}</ul>` : `<p>${escapeHtml(p)}</p>`));
   const html = [
     `<p>Hello ${escapeHtml(to.name)},</p>`,
     ...htmlParts,
@@ -63,6 +74,32 @@ export function projectEmail(
     [`Project "${project.name}":`, ordered.map(changeLine), `Where it stands now: ${projectState(project)}.`],
     { href: `${publicUrl}/projects/${project.id}`, label: 'Open the project' },
     `You can choose which emails you get on your account page: ${publicUrl}/account`,
+  );
+}
+
+/**
+ * The morning due-date digest (actions/due-digest.ts): the projects overdue, longest first, then those
+ * due on `day`, each with its name, the customer's reference, its due date, where it stands and its
+ * link. `more`: the list was cut at its bound, and the projects page has the rest.
+ */
+export function dueDigestEmail(to: OutgoingMail['to'], day: string, digest: Digest, scope: 'all' | 'own', publicUrl: string, more = false): OutgoingMail {
+  const line = (p: DigestProject): LinkedLine => {
+    const reference = p.reference ? ` (ref. ${p.reference})` : '';
+    const late = daysLate(p.dueDate!, day);
+    const due = late > 0 ? `due ${p.dueDate}, ${late} day${late === 1 ? '' : 's'} overdue` : 'due today';
+    return { label: p.name, href: `${publicUrl}/projects/${p.id}`, rest: `${reference}: ${due}; ${projectState(p)}.` };
+  };
+  const counts = [digest.overdue.length && `${digest.overdue.length} overdue`, digest.today.length && `${digest.today.length} due today`].filter(Boolean).join(', ');
+  const paragraphs: (string | LinkedLine[])[] = [`${scope === 'own' ? 'Your projects' : 'Projects'} overdue or due today (${day}), as they stand now:`];
+  if (digest.overdue.length) paragraphs.push(`Overdue (${digest.overdue.length}):`, digest.overdue.map(line));
+  if (digest.today.length) paragraphs.push(`Due today (${digest.today.length}):`, digest.today.map(line));
+  if (more) paragraphs.push('There are more than this email lists: the projects page has them all.');
+  return render(
+    to,
+    `Due dates for ${day}: ${counts}`,
+    paragraphs,
+    { href: `${publicUrl}/projects`, label: 'Open the projects' },
+    `This email comes each morning when something is overdue or due that day. You can switch it off on your account page: ${publicUrl}/account`,
   );
 }
 

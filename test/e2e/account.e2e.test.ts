@@ -97,13 +97,16 @@ else
       assert.equal(await progress.isChecked(), true);
       await progress.uncheck();
       await page.getByRole('group', { name: 'Emails I get' }).getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      const digest = page.getByRole('checkbox', { name: 'Morning due-date digest' });
+      assert.equal(await digest.isChecked(), true);
+      assert.match((await page.locator(`#${await digest.getAttribute('aria-describedby')}`).textContent()) ?? '', /overdue or due that day/);
       await page.screenshot({ path: path.join(SCREENSHOTS, 'account.png'), fullPage: true });
 
       const api = new Client(svc.url);
       assert.equal((await api.post('/api/auth/login', { email: PERSON.email, password: 'a-brand-new-one' })).status, 200);
       const account = (await api.get('/api/account')).body;
       assert.equal(account.name, 'Farah Khan');
-      assert.deepEqual(account.emailPreferences, { approvals: true, pi: true, progress: false, documents: true });
+      assert.deepEqual(account.emailPreferences, { approvals: true, pi: true, progress: false, documents: true, dueDigest: true });
       assert.deepEqual(problems, []);
     });
   });

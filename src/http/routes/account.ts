@@ -20,7 +20,7 @@ export async function accountRoutes(app: App, { deps, hooks }: RouteContext) {
       schema: {
         tags: ['account'],
         summary: 'Change my name, phone or email preferences',
-        description: 'Each email category (approvals, pi, progress, documents) is on (true) or off (false); the ones not named stay as they are.',
+        description: 'Each email category (approvals, pi, progress, documents, dueDigest) is on (true) or off (false); the ones not named stay as they are.',
         body: AccountChange,
         response: { 200: Account, 400: errorRef, 401: errorRef },
       },

@@ -14,6 +14,7 @@ const CATEGORY_LABELS: Record<EmailCategory, { label: string; hint: string }> = 
   pi: { label: 'Proforma invoices', hint: 'A PI submitted (admins); your PI verified or rejected.' },
   progress: { label: 'Progress', hint: 'Printing started, dispatched, delivered or cancelled.' },
   documents: { label: 'Documents', hint: 'A PO, challan or invoice uploaded by someone else.' },
+  dueDigest: { label: 'Morning due-date digest', hint: 'Each morning, the projects overdue or due that day (POCs: your own; admins: all).' },
 };
 
 /** My account: name and phone, the emails I get, and my password. Every role. */
