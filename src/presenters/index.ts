@@ -1,3 +1,4 @@
+import type { ApiToken } from '../domain/api-tokens.js';
 import { typeMismatch } from '../domain/content-types.js';
 import { duplicatesOf } from '../domain/duplicates.js';
 import { isOverdue } from '../domain/due.js';
@@ -23,6 +24,15 @@ export const presentTeamMember = (u: User) => ({
 
 /** A member as POST /api/team answers (specification 4.3) and PATCH /api/team/:id. */
 export const presentCreatedTeamMember = (u: User) => ({ ...presentTeamMember(u), updatedAt: u.updatedAt });
+
+/** An API token without its hash (the token itself is only in presentCreatedApiToken's answer). */
+export const presentApiToken = (t: ApiToken) => ({ id: t.id, name: t.name, scope: t.scope, createdAt: t.createdAt, expiresAt: t.expiresAt, lastUsedAt: t.lastUsedAt });
+
+/** POST /api/account/tokens: the one answer that carries the token. */
+export const presentCreatedApiToken = (t: ApiToken, secret: string) => ({ ...presentApiToken(t), token: secret });
+
+/** GET /api/tokens (ADMIN): with the owner. */
+export const presentAdminApiToken = (t: ApiToken & { userName: string }) => ({ ...presentApiToken(t), userId: t.userId, userName: t.userName });
 
 export const presentSessionUser = (u: User) => ({ id: u.id, name: u.name, email: u.email, role: u.role });
 
