@@ -48,12 +48,12 @@ export async function apiTokenRoutes(app: App, { deps, hooks }: RouteContext) {
         tags: ['account'],
         summary: 'Revoke one of my API tokens: it stops working at once, on every instance (another user’s id: 404)',
         params: IdParams,
-        response: { 401: errorRef, 403: errorRef, 404: errorRef },
+        response: { 204: Type.Null({ description: 'revoked' }), 401: errorRef, 403: errorRef, 404: errorRef },
       },
     },
     async (req, reply) => {
       await revokeApiToken(withRequestLog(deps, req), req.params.id, actorOf(req).id);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 
@@ -70,11 +70,11 @@ export async function apiTokenRoutes(app: App, { deps, hooks }: RouteContext) {
     '/api/tokens/:id',
     {
       onRequest: hooks.requireAdmin,
-      schema: { tags: ['team'], summary: 'Revoke anyone’s API token (ADMIN; others 401)', params: IdParams, response: { 401: errorRef, 403: errorRef, 404: errorRef } },
+      schema: { tags: ['team'], summary: 'Revoke anyone’s API token (ADMIN; others 401)', params: IdParams, response: { 204: Type.Null({ description: 'revoked' }), 401: errorRef, 403: errorRef, 404: errorRef } },
     },
     async (req, reply) => {
       await revokeApiToken(withRequestLog(deps, req), req.params.id);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 }
