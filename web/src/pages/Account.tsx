@@ -198,7 +198,7 @@ function ApiTokens() {
         </div>
       )}
       <form onSubmit={submit} noValidate aria-label="New API token">
-        <Field label="Token name" hint="What uses it, e.g. “ERP sync”." error={placed.fields.name}>
+        <Field label="Used for" hint="What uses the token, e.g. “ERP sync”." error={placed.fields.name}>
           {(props) => <input {...props} value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />}
         </Field>
         <Field label="Access">
