@@ -15,6 +15,7 @@ import { registerJsonParser } from './http/json-body.js';
 import { nulRefusal } from './http/nul.js';
 import { registerBodyTimeouts } from './http/timeouts.js';
 import { accountRoutes } from './http/routes/account.js';
+import { apiTokenRoutes } from './http/routes/api-tokens.js';
 import { activityRoutes } from './http/routes/activity.js';
 import { authRoutes } from './http/routes/auth.js';
 import { customerRoutes } from './http/routes/customers.js';
@@ -136,6 +137,7 @@ export async function buildApp(deps: Deps, options: { streams: StreamHub; webRoo
       components: {
         securitySchemes: {
           session: { type: 'apiKey', in: 'cookie', name: 'session' },
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API token (pos_…), made on My account or with the CLI: wherever the session cookie works; a read token only GET and HEAD' },
           metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN' },
         },
       },
@@ -146,12 +148,14 @@ export async function buildApp(deps: Deps, options: { streams: StreamHub; webRoo
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const context: RouteContext = { deps, hooks: sessionHooks(app, deps), streams: options.streams };
-  // The document's default is the session cookie; a route that asks for none (login, health, …) says so itself.
+  // The document's default is the session cookie; a route that asks for none (login, health, …) says so itself,
+  // and every route behind the session hooks takes an API token as well.
   app.addHook('onRoute', (route) => {
     const guarded = [route.onRequest ?? []].flat().some((hook) => hook === context.hooks.requireSession || hook === context.hooks.requireAdmin);
-    if (!guarded && route.schema && route.schema.security === undefined) route.schema.security = [];
+    if (!route.schema || route.schema.security !== undefined) return;
+    route.schema.security = guarded ? [{ session: [] }, { bearerAuth: [] }] : [];
   });
-  for (const routes of [authRoutes, accountRoutes, teamRoutes, customerRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes]) {
+  for (const routes of [authRoutes, accountRoutes, apiTokenRoutes, teamRoutes, customerRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes]) {
     await app.register(routes, context);
   }
   await app.register(webRoutes(options.webRoot));

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { createApiToken } from './actions/api-tokens.js';
 import { createTeamMember, updateTeamMember } from './actions/team.js';
 import { backup, restore } from './backup.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { migrate, openDatabase } from './db/index.js';
+import { systemClock } from './deps.js';
 import { createStore } from './db/store.js';
 import { passwordRefusal } from './domain/limits.js';
 import { isAppError } from './errors.js';
@@ -31,6 +33,9 @@ Commands:
   restore <dir>                             SQLite: put a backup in place (stop the service first); what was
                                             there is moved aside, not deleted
   send-test-email <address>                 send one email through the configured transport (SMTP_URL, or an .eml file)
+  create-token <email> <name> [--scope read|write] [--expires-in-days N]
+                                            make an API token for an active user (default read, no expiry);
+                                            the token is printed once, on stdout: only its hash is kept
 
 The database is the one the service uses (DATABASE_URL, DATA_DIR, .env).`;
 
@@ -57,9 +62,11 @@ async function main(argv: string[]): Promise<number> {
       location: { type: 'string' },
       branch: { type: 'string' },
       repair: { type: 'boolean' },
+      scope: { type: 'string' },
+      'expires-in-days': { type: 'string' },
     },
   });
-  if (!command || !['migrate', 'create-user', 'reset-password', 'fsck', 'backup', 'restore', 'send-test-email'].includes(command)) {
+  if (!command || !['migrate', 'create-user', 'reset-password', 'fsck', 'backup', 'restore', 'send-test-email', 'create-token'].includes(command)) {
     console.error(USAGE);
     return command ? 2 : 0;
   }
@@ -93,6 +100,20 @@ async function main(argv: string[]): Promise<number> {
       // Repaired, only the missing objects (and problems) remain: nothing a repair can bring back.
       const remaining = report.repaired ? report.missing.length + report.problems.length : Number(!isClean(report));
       return remaining ? 1 : 0;
+    } else if (command === 'create-token') {
+      const [email, name] = positionals;
+      if (!email || !name) throw new Error('create-token needs an email and a name: npm run cli -- create-token <email> <name> [--scope read|write] [--expires-in-days N]');
+      const found = await store.users.findByEmailWithHash(email);
+      if (!found?.user.active) throw new Error(`No active user with email ${email}`);
+      const days = values['expires-in-days'];
+      if (days !== undefined && !/^\d+$/.test(days)) throw new Error('--expires-in-days must be a whole number from 1 to 3650');
+      const { token, secret } = await createApiToken({ store, clock: systemClock }, found.user, {
+        name,
+        scope: values.scope ?? 'read',
+        expiresInDays: days === undefined ? null : Number(days),
+      });
+      console.error(`Created ${token.scope} token "${token.name}" for ${found.user.email} (id ${token.id}, ${token.expiresAt ? `expires ${token.expiresAt}` : 'no expiry'}). It is shown only now:`);
+      console.log(secret);
     } else if (command === 'create-user') {
       if (values.role && !['ADMIN', 'POC', 'CLIENT'].includes(values.role)) throw new Error('--role must be ADMIN, POC or CLIENT');
       // The specification's POST /api/team accepts any non-empty password; our own entries ask for 8 characters.

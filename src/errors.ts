@@ -84,6 +84,13 @@ export const errors = {
   tooManyPasswordAttempts: (retryAfterSeconds: number) =>
     new AppError(429, 'Too many password attempts, try again later', { 'retry-after': String(retryAfterSeconds) }),
 
+  // API tokens (interface.md, additions of 2026-11-24)
+  readOnlyToken: error(403, 'This token is read-only'),
+  tokenNeedsSession: error(403, 'API tokens can be created only when signed in, not with a token'),
+  tokenNotFound: error(404, 'Token not found'),
+  tooManyTokenAttempts: (retryAfterSeconds: number) =>
+    new AppError(429, 'Too many failed token attempts, try again later', { 'retry-after': String(retryAfterSeconds) }),
+
   passwordWorkBusy: () => new AppError(503, 'Too many sign-ins at once, try again in a moment', { 'retry-after': '1' }),
   invalidCursor: error(400, 'Invalid cursor'),
   bodyTooDeep: error(400, 'Request body is nested too deeply'),

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
+import { startService } from '../src/service.js';
 import { testConfig } from './helpers/service.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -35,6 +36,42 @@ test('the CLI asks new passwords for at least 8 characters, unlike the specifica
     const reset = await cli(env, 'reset-password', '--email', 'cli@example.com', '--password', '1234567');
     assert.equal(reset.code, 1);
     assert.match(reset.stderr, /^Error: Password must be at least 8 characters$/m);
+  } finally {
+    await cleanup();
+  }
+});
+
+test('create-token prints a token once, on stdout, that authenticates as the user; bad arguments exit 1', async () => {
+  const { env, config, cleanup } = await testConfig();
+  try {
+    assert.equal((await cli(env, 'create-user', '--email', 'bot@example.com', '--name', 'Bot Owner', '--password', 'long-enough')).code, 0);
+    const made = await cli(env, 'create-token', 'bot@example.com', 'ERP sync', '--scope', 'write', '--expires-in-days', '30');
+    assert.equal(made.code, 0, made.stderr);
+    const token = made.stdout.trim();
+    assert.match(token, /^pos_[0-9A-Za-z]{32,}$/, 'stdout is the token alone');
+    assert.match(made.stderr, /Created write token "ERP sync" for bot@example\.com .*expires .*shown only now/);
+    for (const [args, message] of [
+      [['nobody@example.com', 'x'], /No active user with email nobody@example\.com/],
+      [['bot@example.com'], /create-token needs an email and a name/],
+      [['bot@example.com', 'x', '--scope', 'admin'], /Scope must be read or write/],
+      [['bot@example.com', 'x', '--expires-in-days', '0'], /Expires in days must be a whole number from 1 to 3650/],
+      [['bot@example.com', 'x', '--expires-in-days', 'soon'], /--expires-in-days must be a whole number/],
+    ] as const) {
+      const res = await cli(env, 'create-token', ...args);
+      assert.equal(res.code, 1, res.stderr);
+      assert.match(res.stderr, message);
+    }
+    const running = await startService(config);
+    try {
+      const res = await fetch(`${running.url}/api/auth/session`, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(res.status, 200);
+      assert.equal(((await res.json()) as { user: { email: string } }).user.email, 'bot@example.com');
+      const read = await fetch(`${running.url}/api/account/tokens`, { headers: { authorization: `Bearer ${token}` } });
+      const [listed] = (await read.json()) as { name: string; scope: string }[];
+      assert.deepEqual([listed?.name, listed?.scope], ['ERP sync', 'write']);
+    } finally {
+      await running.close();
+    }
   } finally {
     await cleanup();
   }

@@ -1,6 +1,6 @@
 /**
  * GET /api/openapi.json says what the service does: an operation that answers without a session is
- * marked `security: []`, one that answers 401 without it is not; the upload's fileType is its three values.
+ * marked `security: []`, one that answers 401 without it is not (and takes an API token too); the upload's fileType is its three values.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -50,6 +50,28 @@ test('an operation that answers without a session is marked security: [], one th
   ]);
   // /metrics asks for its own bearer token, not a session.
   assert.deepEqual(paths['/metrics']?.get?.security, [{ metricsToken: [] }]);
+});
+
+test('every operation that takes a session takes an API token (bearerAuth) too, but making a token', async () => {
+  const doc = (await (await fetch(`${svc.url}/api/openapi.json`)).json()) as { components: { securitySchemes: Record<string, unknown> } };
+  assert.deepEqual(doc.components.securitySchemes.bearerAuth, {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API token (pos_…), made on My account or with the CLI: wherever the session cookie works; a read token only GET and HEAD',
+  });
+  let checked = 0;
+  for (const [path, operations] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const name = `${method.toUpperCase()} ${path}`;
+      if (!operation.security?.some((s) => JSON.stringify(s) === '{"session":[]}')) continue;
+      if (name === 'POST /api/account/tokens') assert.deepEqual(operation.security, [{ session: [] }], name);
+      else assert.deepEqual(operation.security, [{ session: [] }, { bearerAuth: [] }], name);
+      checked++;
+    }
+  }
+  assert.ok(checked > 20, `${checked} operations`);
+  assert.deepEqual(paths['/api/upload']?.post?.security, [{ session: [] }, { bearerAuth: [] }]);
+  assert.deepEqual(paths['/api/team']?.get?.security, [{ session: [] }, { bearerAuth: [] }]);
 });
 
 test('POST /api/upload documents fileType as its three values', () => {

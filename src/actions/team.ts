@@ -97,6 +97,8 @@ export async function updateTeamMember(deps: Pick<Deps, 'store' | 'realtime' | '
     }
     if (!updated) throw errors.userNotFound();
     if (fields.active === false || passwordHash) await store.sessions.deleteForUser(id);
+    // Deactivation ends the user's API tokens for good (reactivation does not bring them back); a new password does not.
+    if (fields.active === false) await store.apiTokens.revokeForUser(id, nowIso());
     return { before: current, after: updated };
   });
   await announceUserChange(deps, before, after, passwordHash !== undefined).catch((err: unknown) => deps.log.warn({ err }, 'the change of this user was not announced to their streams'));

@@ -20,6 +20,7 @@ import { customers } from './migrations/014_customers.js';
 import { piPayments } from './migrations/015_pi_payments.js';
 import { voidDocuments } from './migrations/017_void_documents.js';
 import { dueDigest } from './migrations/016_due_digest.js';
+import { apiTokens } from './migrations/018_api_tokens.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -152,6 +153,7 @@ const migrations = (dialect: Dialect) => ({
   '015_pi_payments': piPayments(dialect),
   '017_void_documents': voidDocuments(dialect),
   '016_due_digest': dueDigest(dialect),
+  '018_api_tokens': apiTokens(dialect),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));

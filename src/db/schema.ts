@@ -21,6 +21,7 @@ export interface Tables {
   resumable_uploads: ResumableUploadsTable;
   upload_locks: UploadLocksTable;
   customers: CustomersTable;
+  api_tokens: ApiTokensTable;
 }
 
 /** SQLite answers 0/1 and PostgreSQL true/false; the data layer maps both to boolean. */
@@ -156,6 +157,22 @@ export interface ActivityLogTable {
   entity_id: string;
   details: ColumnType<unknown, string, string>;
   created_at: string;
+}
+
+/** Personal API tokens (migration 018). */
+export interface ApiTokensTable {
+  id: string;
+  user_id: string;
+  name: string;
+  /** 'read' | 'write' */
+  scope: string;
+  /** SHA-256 of the token (base64url); the token itself is never stored */
+  token_hash: string;
+  created_at: string;
+  expires_at: string | null;
+  /** Written at most once a minute per token (actions/api-tokens.ts) */
+  last_used_at: string | null;
+  revoked_at: string | null;
 }
 
 export interface LoginFailuresTable {

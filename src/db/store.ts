@@ -2,6 +2,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { activityRepo } from './activity.js';
 import { customersRepo } from './customers.js';
 import { dueDigestsRepo } from './due-digests.js';
+import { apiTokensRepo } from './api-tokens.js';
 import { filesRepo } from './files.js';
 import { idempotencyKeysRepo } from './idempotency-keys.js';
 import type { Database } from './index.js';
@@ -103,6 +104,7 @@ function repositories({ db, dialect }: Database) {
     emailOptouts: () => emailOptoutsRepo(db),
     passwordResets: () => passwordResetsRepo(db),
     dueDigests: () => dueDigestsRepo(db),
+    apiTokens: () => apiTokensRepo(db, dialect),
   });
 }
 

@@ -1,3 +1,4 @@
+import { TOKEN_SCOPES } from '../domain/api-tokens.js';
 import { Type } from '@fastify/type-provider-typebox';
 import { ITEMS, ITEM_MAX_LENGTH, MAX_LENGTH } from '../domain/limits.js';
 import { MAX_AMOUNT } from '../domain/money.js';
@@ -296,3 +297,29 @@ const customerFields = {
 
 export const NewCustomer = Type.Object({ name: Type.String({ description: `unique (case-insensitive), at most ${MAX_LENGTH.name} characters` }), ...customerFields }, { additionalProperties: false });
 export const CustomerChange = Type.Object({ name: Type.Optional(Type.String({ description: `unique (case-insensitive), at most ${MAX_LENGTH.name} characters` })), ...customerFields }, { additionalProperties: false });
+/** An API token as its owner sees it (interface.md, API tokens): never the token itself but once, when made. */
+export const ApiToken = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  scope: enumOf(TOKEN_SCOPES),
+  createdAt: Type.String({ format: 'date-time' }),
+  expiresAt: NullableString({ format: 'date-time', description: 'null: never expires' }),
+  lastUsedAt: NullableString({ format: 'date-time', description: 'recorded at most once a minute' }),
+});
+
+export const CreatedApiToken = Type.Object({
+  ...ApiToken.properties,
+  token: Type.String({ description: '`pos_` and 40 base62 characters: shown only in this answer, keep it now' }),
+});
+
+/** GET /api/tokens (ADMIN): everyone's, with the owner. */
+export const AdminApiToken = Type.Object({ ...ApiToken.properties, userId: Type.String(), userName: Type.String() });
+
+export const NewApiToken = Type.Object(
+  {
+    name: Type.String({ description: '1–100 characters' }),
+    scope: enumOf(TOKEN_SCOPES),
+    expiresInDays: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'whole days, 1–3650; absent or null: never expires' })),
+  },
+  { additionalProperties: false },
+);

@@ -1,7 +1,9 @@
 import type {} from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type TokenSession, authenticateToken } from '../actions/api-tokens.js';
 import { resolveSession } from '../actions/auth.js';
 import type { Deps } from '../deps.js';
+import { scopeAllows } from '../domain/api-tokens.js';
 import type { User } from '../domain/model.js';
 import { errors } from '../errors.js';
 
@@ -11,8 +13,12 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The signed-in user, set by the authenticate hooks below. */
     user: User | null;
+    /** The session cookie's token (null for a Bearer request). */
     sessionToken: string | null;
+    /** When the session or the token ends (null: a token without expiry). */
     sessionExpiresAt: string | null;
+    /** Set when the request authenticated with `Authorization: Bearer <API token>`. */
+    apiToken: TokenSession | null;
   }
 }
 
@@ -25,6 +31,7 @@ export function sessionHooks(app: FastifyInstance, deps: Deps) {
   app.decorateRequest('user', null);
   app.decorateRequest('sessionToken', null);
   app.decorateRequest('sessionExpiresAt', null);
+  app.decorateRequest('apiToken', null);
 
   const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, path: '/', secure };
 
@@ -44,8 +51,23 @@ export function sessionHooks(app: FastifyInstance, deps: Deps) {
     if (origin && origin !== requestOrigin(req)) throw errors.crossOrigin();
   };
 
-  /** Who is asking, in the specification's order: no session, then the role (team endpoints), then the origin of a write. */
+  /**
+   * Who is asking, in the specification's order: no session, then the role (team endpoints), then
+   * the origin of a write. A Bearer API token stands where the cookie would (it wins when both come):
+   * no token or a bad one is the same 401, then the role, then a read token's 403 on anything but
+   * GET/HEAD, before any check of the route itself; no origin check (a browser never sends the header by itself).
+   */
   async function authenticate(req: FastifyRequest, reply: FastifyReply, role?: 'ADMIN'): Promise<void> {
+    const bearer = bearerOf(req);
+    if (bearer !== null) {
+      const session = await authenticateToken(deps, bearer, req.ip);
+      if (role && session.user.role !== role) throw errors.unauthorized();
+      if (!scopeAllows(session.scope, req.method)) throw errors.readOnlyToken();
+      req.user = session.user;
+      req.apiToken = session;
+      req.sessionExpiresAt = session.expiresAt;
+      return;
+    }
     const token = req.cookies[SESSION_COOKIE];
     if (!token) throw errors.unauthorized();
     const session = await resolveSession(deps, token);
@@ -66,6 +88,12 @@ export function sessionHooks(app: FastifyInstance, deps: Deps) {
     /** Team endpoints: a missing session and a non-ADMIN role both get 401 (specification 5). */
     requireAdmin: (req: FastifyRequest, reply: FastifyReply) => authenticate(req, reply, 'ADMIN'),
   };
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or null (no header, or another scheme: the cookie decides). */
+export function bearerOf(req: FastifyRequest): string | null {
+  const match = /^Bearer(?:[ \t]+(.*))?$/i.exec(req.headers.authorization ?? '');
+  return match ? (match[1] ?? '').trim() : null;
 }
 
 /**

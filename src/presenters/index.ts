@@ -1,3 +1,4 @@
+import type { ApiToken } from '../domain/api-tokens.js';
 import { typeMismatch } from '../domain/content-types.js';
 import { type DuplicateOf, duplicatesOf } from '../domain/duplicates.js';
 import { isOverdue } from '../domain/due.js';
@@ -29,6 +30,14 @@ export const presentCreatedTeamMember = (u: User) => ({ ...presentTeamMember(u),
 
 /** One member as GET and PATCH /api/team/:id answer: with the company they belong to (never in the specification's list or 201). */
 export const presentTeamMemberDetail = (u: User) => ({ ...presentCreatedTeamMember(u), customerId: u.customerId });
+/** An API token without its hash (the token itself is only in presentCreatedApiToken's answer). */
+export const presentApiToken = (t: ApiToken) => ({ id: t.id, name: t.name, scope: t.scope, createdAt: t.createdAt, expiresAt: t.expiresAt, lastUsedAt: t.lastUsedAt });
+
+/** POST /api/account/tokens: the one answer that carries the token. */
+export const presentCreatedApiToken = (t: ApiToken, secret: string) => ({ ...presentApiToken(t), token: secret });
+
+/** GET /api/tokens (ADMIN): with the owner. */
+export const presentAdminApiToken = (t: ApiToken & { userName: string }) => ({ ...presentApiToken(t), userId: t.userId, userName: t.userName });
 
 export const presentSessionUser = (u: User) => ({ id: u.id, name: u.name, email: u.email, role: u.role });
 

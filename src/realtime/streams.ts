@@ -8,6 +8,9 @@ import { EventIds } from './event-ids.js';
 import { eventId, positionOf, replayStart, seqOfEvent } from './scope.js';
 import { CHANNELS, type Channel, END_REASONS, type EndReason, EVENTS, type RealtimeBroker, type RealtimeMessage, SESSIONS_CHANNEL, type SessionsEnded } from './types.js';
 
+/** The expiry of a token that has none. */
+const NEVER = '9999-12-31T23:59:59.999Z';
+
 /** What the hub writes to one open stream: server-sent-event text, formatted once for every stream it goes to. */
 export interface StreamSink {
   write(text: string): void;
@@ -30,6 +33,8 @@ export interface StreamRequest {
   viewer: Viewer;
   tokenHash: string;
   expiresAt: string;
+  /** Opened with an API token (tokenHash is the token's): a password change does not end it. */
+  apiToken?: boolean;
   channels: Set<Channel>;
   /** Last-Event-ID of a reconnecting client. */
   lastEventId?: string;
@@ -327,6 +332,8 @@ export class StreamHub {
       const streams = 'tokenHash' in ended ? this.#byToken.get(ended.tokenHash) : this.#byUser.get(ended.userId);
       for (const stream of [...(streams ?? [])]) {
         if ('userId' in ended && ended.exceptTokenHash === stream.request.tokenHash) continue;
+        // API tokens outlive a password change (they are revoked one by one, or by deactivation).
+        if ('userId' in ended && ended.reason === 'password-changed' && stream.request.apiToken) continue;
         this.#end(stream, ended.reason);
       }
     } else if (event === 'user-changed' && typeof p.userId === 'string') {
@@ -368,9 +375,13 @@ export class StreamHub {
     try {
       for (let i = 0; i < streams.length; i += BATCH) {
         const chunk = streams.slice(i, i + BATCH);
-        const sessions = new Map(
-          (await this.store.sessions.findMany([...new Set(chunk.map((s) => s.request.tokenHash))])).map((s) => [s.tokenHash, s]),
+        const sessions = new Map<string, { expiresAt: string; role: Role; active: boolean; customerId: string | null }>(
+          (await this.store.sessions.findMany([...new Set(chunk.filter((s) => !s.request.apiToken).map((s) => s.request.tokenHash))])).map((s) => [s.tokenHash, s]),
         );
+        // Streams opened with an API token: a revoked token is as good as no session.
+        for (const t of await this.store.apiTokens.findMany([...new Set(chunk.filter((s) => s.request.apiToken).map((s) => s.request.tokenHash))])) {
+          if (!t.revoked) sessions.set(t.tokenHash, { expiresAt: t.expiresAt ?? NEVER, role: t.role, active: t.active, customerId: t.customerId });
+        }
         const now = Date.now();
         for (const stream of chunk) {
           if (stream.ended) continue;

@@ -68,6 +68,18 @@ const errorOf = (status: number, body: unknown, retryAfter: string | null): ApiE
   return new ApiError(status, message, seconds);
 };
 
+export type TokenScope = 'read' | 'write';
+
+/** An API token as My account lists it (the token itself is shown once, when made). */
+export interface ApiToken {
+  id: string;
+  name: string;
+  scope: TokenScope;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+}
+
 /** One JSON request. A non-2xx answer becomes an ApiError carrying the API's message. */
 export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   let res: Response;
@@ -147,6 +159,9 @@ export const api = {
   account: () => request<Account>('GET', '/api/account'),
   updateAccount: (change: { name?: string; phone?: string | null; emailPreferences?: Partial<EmailPreferences> }) => request<Account>('PATCH', '/api/account', change),
   changePassword: (currentPassword: string, newPassword: string) => request<void>('POST', '/api/account/password', { currentPassword, newPassword }),
+  apiTokens: () => request<ApiToken[]>('GET', '/api/account/tokens'),
+  createApiToken: (fields: { name: string; scope: TokenScope; expiresInDays?: number }) => request<ApiToken & { token: string }>('POST', '/api/account/tokens', fields),
+  revokeApiToken: (id: string) => request<void>('DELETE', `/api/account/tokens/${encodeURIComponent(id)}`),
   forgotPassword: (email: string) => request<Record<string, never>>('POST', '/api/auth/forgot-password', { email }),
   resetPassword: (token: string, password: string) => request<{ user: SessionUser }>('POST', '/api/auth/reset-password', { token, password }),
 };

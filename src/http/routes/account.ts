@@ -42,7 +42,7 @@ export async function accountRoutes(app: App, { deps, hooks }: RouteContext) {
       validatorCompiler: documentationOnly,
     },
     async (req, reply) => {
-      await changePassword(withRequestLog(deps, req), actorOf(req), req.sessionToken!, req.body, req.ip);
+      await changePassword(withRequestLog(deps, req), actorOf(req), req.sessionToken ?? '', req.body, req.ip);
       return reply.code(204).send();
     },
   );

@@ -2,7 +2,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import { login, logout } from '../../actions/auth.js';
 import { presentSessionUser } from '../../presenters/index.js';
 import { SESSION_COOKIE } from '../session.js';
-import { SessionUser, errorRef } from '../schemas.js';
+import { NullableString, SessionUser, errorRef } from '../schemas.js';
 import { type App, type RouteContext, documentationOnly, withRequestLog } from './context.js';
 
 /** Sessions (interface.md): login, logout, who am I. */
@@ -46,13 +46,13 @@ export async function authRoutes(app: App, { deps, hooks }: RouteContext) {
         response: {
           200: Type.Object({
             user: SessionUser,
-            expiresAt: Type.String({ format: 'date-time' }),
+            expiresAt: NullableString({ format: 'date-time', description: 'when the session ends; with an API token, its expiry (null: none)' }),
             maxUploadBytes: Type.Integer({ description: 'MAX_UPLOAD_BYTES: larger files are refused (413), so clients can refuse them before sending' }),
           }),
           401: errorRef,
         },
       },
     },
-    async (req) => ({ user: presentSessionUser(req.user!), expiresAt: req.sessionExpiresAt!, maxUploadBytes: deps.config.maxUploadBytes }),
+    async (req) => ({ user: presentSessionUser(req.user!), expiresAt: req.sessionExpiresAt, maxUploadBytes: deps.config.maxUploadBytes }),
   );
 }

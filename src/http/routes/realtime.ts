@@ -8,6 +8,7 @@ import { actorOf } from '../session.js';
 import { errorRef } from '../schemas.js';
 import type { App, RouteContext } from './context.js';
 
+const NEVER = '9999-12-31T23:59:59.999Z';
 const ALL_CHANNELS = Object.values(CHANNELS) as Channel[];
 /** A client that lets this much pile up unread is cut off; it reconnects with Last-Event-ID and is replayed to. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
@@ -65,8 +66,10 @@ export async function realtimeRoutes(app: App, { deps, hooks, streams: hub }: Ro
       };
       const opened = hub.open({
         viewer: viewerOf(user),
-        tokenHash: hashToken(req.sessionToken!),
-        expiresAt: req.sessionExpiresAt!,
+        tokenHash: req.apiToken?.tokenHash ?? hashToken(req.sessionToken!),
+        // A token without expiry: the stream ends only by revocation or deactivation (and the periodic check).
+        expiresAt: req.sessionExpiresAt ?? NEVER,
+        apiToken: req.apiToken !== null,
         channels,
         lastEventId: lastEventId?.trim() || undefined,
         sink,

@@ -1,12 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
-import { type Account, EMAIL_CATEGORIES, type EmailCategory, api } from '../api';
+import { type Account, EMAIL_CATEGORIES, type EmailCategory, type TokenScope, api } from '../api';
 import { ErrorMessage, Field, PageTitle, placeError } from '../components';
-import { ROLE_LABELS } from '../format';
+import { ROLE_LABELS, formatDateTime } from '../format';
 import { SESSION_KEY } from '../session';
 import './account.css';
 
 const ACCOUNT_KEY = ['account'] as const;
+const TOKENS_KEY = ['account', 'tokens'] as const;
 
 /** What each email category brings, in the words of the person receiving it. */
 const CATEGORY_LABELS: Record<EmailCategory, { label: string; hint: string }> = {
@@ -30,6 +31,7 @@ export function AccountPage() {
           <ProfileForm account={account.data} />
           <EmailPreferencesForm account={account.data} />
           <PasswordForm />
+          <ApiTokens />
         </div>
       )}
     </>
@@ -145,6 +147,127 @@ function PasswordForm() {
         {change.isPending ? 'Changing…' : 'Change password'}
       </button>
     </form>
+  );
+}
+
+/** API tokens: for scripts and other systems, sent as `Authorization: Bearer …`; the token is shown once. */
+function ApiTokens() {
+  const queryClient = useQueryClient();
+  const tokens = useQuery({ queryKey: TOKENS_KEY, queryFn: api.apiTokens });
+  const [name, setName] = useState('');
+  const [scope, setScope] = useState<TokenScope>('read');
+  const [days, setDays] = useState('90');
+  const [copied, setCopied] = useState(false);
+  const create = useMutation({
+    mutationFn: () => api.createApiToken({ name, scope, ...(days ? { expiresInDays: Number(days) } : {}) }),
+    onSuccess: () => {
+      setName('');
+      setCopied(false);
+      void queryClient.invalidateQueries({ queryKey: TOKENS_KEY });
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => api.revokeApiToken(id),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: TOKENS_KEY }),
+  });
+  const placed = placeError(create.error, { name });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!create.isPending) create.mutate();
+  };
+  const made = create.data;
+  const copy = async () => {
+    if (!made) return;
+    await navigator.clipboard.writeText(made.token);
+    setCopied(true);
+  };
+  return (
+    <section className="card" aria-labelledby="tokens-title">
+      <h2 id="tokens-title">API tokens</h2>
+      <p className="muted">For scripts and other systems: send a token as <code>Authorization: Bearer …</code>. A read token can only look; a write token can do all you can.</p>
+      {made && (
+        <div className="token-shown" role="status">
+          <p>
+            <strong>Copy your new token “{made.name}” now: it will not be shown again.</strong> Keep it like a password.
+          </p>
+          <p className="token-row">
+            <code aria-label="New API token">{made.token}</code>
+            <button type="button" className="secondary small" onClick={() => void copy()}>
+              {copied ? 'Copied' : 'Copy'}
+            </button>
+          </p>
+        </div>
+      )}
+      <form onSubmit={submit} noValidate aria-label="New API token">
+        <Field label="Used for" hint="What uses the token, e.g. “ERP sync”." error={placed.fields.name}>
+          {(props) => <input {...props} value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />}
+        </Field>
+        <Field label="Access">
+          {(props) => (
+            <select {...props} value={scope} onChange={(e) => setScope(e.target.value as TokenScope)}>
+              <option value="read">Read only</option>
+              <option value="write">Read and write</option>
+            </select>
+          )}
+        </Field>
+        <Field label="Expires">
+          {(props) => (
+            <select {...props} value={days} onChange={(e) => setDays(e.target.value)}>
+              <option value="7">In 7 days</option>
+              <option value="30">In 30 days</option>
+              <option value="90">In 90 days</option>
+              <option value="365">In a year</option>
+              <option value="">Never</option>
+            </select>
+          )}
+        </Field>
+        <ErrorMessage error={placed.form} />
+        <button type="submit" className="primary" aria-disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create token'}
+        </button>
+      </form>
+      <ErrorMessage error={tokens.error ?? revoke.error} />
+      {tokens.data && tokens.data.length === 0 && <p className="empty">No API tokens yet.</p>}
+      {tokens.data && tokens.data.length > 0 && (
+        <div className="table-scroll">
+          <table className="table responsive">
+            <caption className="visually-hidden">My API tokens</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Access</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Last used</th>
+                <th scope="col">
+                  <span className="visually-hidden">Revoke</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {tokens.data.map((t) => (
+                <tr key={t.id}>
+                  <td data-label="Name">{t.name}</td>
+                  <td data-label="Access">{t.scope === 'read' ? 'Read only' : 'Read and write'}</td>
+                  <td data-label="Expires">{t.expiresAt ? formatDateTime(t.expiresAt) : 'Never'}</td>
+                  <td data-label="Last used">{t.lastUsedAt ? formatDateTime(t.lastUsedAt) : 'Never'}</td>
+                  <td>
+                    <button
+                      type="button"
+                      className="danger small"
+                      aria-label={`Revoke ${t.name}`}
+                      aria-disabled={revoke.isPending}
+                      onClick={() => !revoke.isPending && window.confirm(`Revoke “${t.name}”? Whatever uses it stops working at once.`) && revoke.mutate(t.id)}
+                    >
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
   );
 }
 

@@ -1,0 +1,90 @@
+/**
+ * API tokens in a real browser (Debian's Chromium through playwright-core): My account → API tokens →
+ * a write token made, shown once with Copy, then used with fetch from the test as `Authorization:
+ * Bearer`; revoked on the page, and refused from then on.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type Browser, type Page, chromium } from 'playwright-core';
+import { type TestService, startTestService } from '../helpers/service.js';
+import { CHROMIUM, SCREENSHOTS, browserTestsSkipped, ensureFreshBuild } from './build.js';
+
+const skip = browserTestsSkipped('test/e2e/api-tokens.e2e.test.ts');
+const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+
+if (skip) test('API tokens in a browser', { skip }, () => {});
+else
+  describe('API tokens in a browser', { timeout: 300_000 }, () => {
+    let svc: TestService;
+    let browser: Browser;
+    let page: Page;
+    const problems: string[] = [];
+    const person = { email: 'tokens@example.com', password: 'tokens-password-1', name: 'Token Tara' };
+
+    before(async () => {
+      await ensureFreshBuild();
+      svc = await startTestService();
+      await svc.createUser({ role: 'POC', ...person });
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: svc.url });
+      context.setDefaultTimeout(30_000);
+      page = await context.newPage();
+      page.on('dialog', (dialog) => void dialog.accept());
+      page.on('pageerror', (err) => problems.push(`uncaught ${err.message}`));
+      page.on('console', (msg) => {
+        const on = new URL(msg.location().url).pathname;
+        // On purpose: the session check before signing in.
+        if (msg.type() === 'error' && !(/status of 401/.test(msg.text()) && on === '/api/auth/session')) problems.push(`${msg.text()} (${on})`);
+      });
+    });
+    after(async () => {
+      await browser?.close();
+      await svc?.close();
+    });
+
+    test('create a token on My account, copy it, use it with fetch, revoke it', async () => {
+      await page.goto(svc.url);
+      await heading(page, 'Sign in').waitFor();
+      await page.getByLabel('Email').fill(person.email);
+      await page.getByLabel('Password').fill(person.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await heading(page, 'Dashboard').waitFor();
+      await page.getByRole('link', { name: 'My account' }).click();
+      await heading(page, 'My account').waitFor();
+
+      const section = page.getByRole('region', { name: 'API tokens' });
+      await section.getByText('No API tokens yet.').waitFor();
+      await section.getByLabel('Used for').fill('ERP sync');
+      await section.getByLabel('Access').selectOption('write');
+      await section.getByLabel('Expires').selectOption('30');
+      await section.getByRole('button', { name: 'Create token' }).click();
+      const shown = section.getByLabel('New API token', { exact: true }).filter({ hasText: /^pos_/ });
+      await shown.waitFor();
+      const token = (await shown.textContent())!.trim();
+      assert.match(token, /^pos_[0-9A-Za-z]{32,}$/);
+      await section.getByText('it will not be shown again').waitFor();
+      await section.getByRole('button', { name: 'Copy' }).click();
+      await section.getByRole('button', { name: 'Copied' }).waitFor();
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), token);
+      await section.getByRole('cell', { name: 'ERP sync', exact: true }).waitFor();
+      await section.getByRole('cell', { name: 'Read and write', exact: true }).waitFor();
+      fs.mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'api-tokens.png'), fullPage: true });
+
+      // The token from the page, used as another system would.
+      const who = await fetch(`${svc.url}/api/auth/session`, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(who.status, 200);
+      assert.equal(((await who.json()) as { user: { email: string } }).user.email, person.email);
+      const made = await fetch(`${svc.url}/api/projects`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Made with a token' }) });
+      assert.equal(made.status, 201);
+
+      await section.getByRole('button', { name: 'Revoke ERP sync' }).click();
+      await section.getByText('No API tokens yet.').waitFor();
+      const refused = await fetch(`${svc.url}/api/auth/session`, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(refused.status, 401);
+      assert.deepEqual(problems, []);
+    });
+  });
