@@ -2,7 +2,7 @@ import type { ProjectScope } from '../domain/visibility.js';
 import { EMAIL_CATEGORIES, type EmailCategory } from '../mail/rules.js';
 import type { Database, DB } from './index.js';
 import { reusable } from './reusable.js';
-import { viewersOf } from './visibility.js';
+import { seeingInternal, viewersOf } from './visibility.js';
 
 /** A stored event of an outbox row (mail/outbox.ts writes it; names are read when the email is sent). */
 export interface OutboxEvent {
@@ -43,19 +43,24 @@ const recipientQueries = {
   adminsAndPoc: reusable((db, exceptId: string, category: string, pocId: string) =>
     activeRecipients(db, exceptId, category, pocId).where((eb) => eb.or([eb('role', '=', 'ADMIN'), eb('id', '=', pocId)])),
   ),
+  /** Everyone who may see the project (a comment). */
+  viewers: reusable((db, exceptId: string, category: string, pocId: string) => activeRecipients(db, exceptId, category, pocId)),
+  /** Those of them who see internal notes (an internal comment). */
+  shopViewers: reusable((db, exceptId: string, category: string, pocId: string) => activeRecipients(db, exceptId, category, pocId).where(seeingInternal)),
 };
 
 /** The outbox (migration 006): emails to come, written in the change's transaction, claimed by dispatchers. */
 export function outboxRepo(db: DB, dialect: Database['dialect']) {
   return {
     /**
-     * The active users to tell about the project: the admins and/or its POC, among those who may see
-     * it, except the actor and anyone who switched the category off. Ordered by id, one lock order
+     * The active users to tell about the project: the admins and/or its POC, or everyone (`viewers`;
+     * `shopOnly`: only those who see internal notes), among those who may see it, except the actor and anyone who switched the category off. Ordered by id, one lock order
      * for every transaction.
      */
-    async recipients(a: { admins: boolean; poc: boolean; project: ProjectScope; category: EmailCategory; exceptId: string }): Promise<string[]> {
+    async recipients(a: { admins: boolean; poc: boolean; viewers?: boolean; shopOnly?: boolean; project: ProjectScope; category: EmailCategory; exceptId: string }): Promise<string[]> {
       const args = [a.exceptId, a.category, a.project.pocId] as const;
-      const query = a.admins && a.poc ? recipientQueries.adminsAndPoc(db, dialect, ...args)
+      const query = a.viewers ? (a.shopOnly ? recipientQueries.shopViewers : recipientQueries.viewers)(db, dialect, ...args)
+        : a.admins && a.poc ? recipientQueries.adminsAndPoc(db, dialect, ...args)
         : a.admins ? recipientQueries.admins(db, dialect, ...args)
         : a.poc ? recipientQueries.poc(db, dialect, ...args)
         : undefined;

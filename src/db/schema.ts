@@ -18,6 +18,7 @@ export interface Tables {
   idempotency_keys: IdempotencyKeysTable;
   resumable_uploads: ResumableUploadsTable;
   upload_locks: UploadLocksTable;
+  comments: CommentsTable;
 }
 
 /** SQLite answers 0/1 and PostgreSQL true/false; the data layer maps both to boolean. */
@@ -122,6 +123,8 @@ export interface ActivityLogTable {
   entity_id: string;
   details: ColumnType<unknown, string, string>;
   created_at: string;
+  /** An internal note's entry, never shown to a CLIENT (migration 019). */
+  internal: ColumnType<boolean | number, boolean | 0 | 1 | undefined, boolean>;
 }
 
 export interface LoginFailuresTable {
@@ -206,4 +209,14 @@ export interface UploadLocksTable {
   expires_at: number;
   /** 1 once a newer request asked the holder to let go. */
   release_requested: number;
+}
+
+/** A comment on a project (migration 019); `internal`: a note among the shop's people. */
+export interface CommentsTable {
+  id: string;
+  project_id: string;
+  author_id: string;
+  body: string;
+  internal: Bool;
+  created_at: string;
 }

@@ -1,5 +1,6 @@
 import { CompiledQuery, sql } from 'kysely';
 import { activityRepo } from './activity.js';
+import { commentsRepo } from './comments.js';
 import { filesRepo } from './files.js';
 import { idempotencyKeysRepo } from './idempotency-keys.js';
 import type { Database } from './index.js';
@@ -97,6 +98,7 @@ function repositories({ db, dialect }: Database) {
     outbox: () => outboxRepo(db, dialect),
     emailOptouts: () => emailOptoutsRepo(db),
     passwordResets: () => passwordResetsRepo(db),
+    comments: () => commentsRepo(db),
   });
 }
 

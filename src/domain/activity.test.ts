@@ -42,6 +42,7 @@ test('every action in the list is written by something, once', () => {
     'PROJECT_UPDATED', // PATCH /api/projects/:id and /details
     ...PROJECT_ACTIONS.map((a) => LIFECYCLE[a].activity),
     ...DOCUMENT_TYPES.map(uploadedAction),
+    'COMMENT_ADDED', // POST /api/projects/:id/comments
   ];
   assert.equal(new Set(written).size, written.length, 'no two writers share an action');
   assert.deepEqual([...written].sort(), [...ACTIVITY_ACTIONS].sort());

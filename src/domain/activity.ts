@@ -24,6 +24,8 @@ export const ACTIVITY_ACTIONS = [
   'PO_UPLOADED',
   'CHALLAN_UPLOADED',
   'INVOICE_UPLOADED',
+  // interface.md, Comments: details {commentId, internal}, never the text.
+  'COMMENT_ADDED',
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 

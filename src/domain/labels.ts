@@ -21,6 +21,7 @@ export const FIELD_LABELS: Record<string, string> = {
   dueDate: 'Due date',
   deliveryAddress: 'Delivery address',
   items: 'Items',
+  body: 'Comment',
 };
 
 /** A field, or a job line's field by its place in `items` ("items.2.quantity" is "Line 3 quantity"). */

@@ -17,6 +17,8 @@ export const MAX_LENGTH = {
   /** The customer's own order or PO number. */
   reference: 100,
   deliveryAddress: 1000,
+  /** A comment's text (interface.md, Comments: 1–5,000 characters). */
+  body: 5000,
 } as const;
 export type LimitedField = keyof typeof MAX_LENGTH;
 

@@ -107,6 +107,8 @@ export interface ActivityEntry {
 /** An entry as the service writes it: one of its actions (domain/activity.ts). */
 export interface NewActivityEntry extends ActivityEntry {
   action: ActivityAction;
+  /** An internal note's entry: never shown to a CLIENT (domain/visibility.ts, maySeeEntry). */
+  internal?: boolean;
 }
 
 /*
@@ -128,6 +130,18 @@ export interface ProjectWithNames extends Omit<Project, 'approval'>, JobDetails 
 
 export interface FileUploadWithNames extends FileUpload {
   uploadedByName: string | null;
+}
+
+/** A comment on a project (interface.md, Comments), with its author's name. */
+export interface Comment {
+  id: string;
+  projectId: string;
+  authorId: string;
+  authorName: string | null;
+  body: string;
+  /** A note among the shop's people: never shown to a CLIENT. */
+  internal: boolean;
+  createdAt: string;
 }
 
 export interface ActivityEntryWithNames extends ActivityEntry {

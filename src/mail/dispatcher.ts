@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { ClaimedMail } from '../db/mail.js';
 import type { Store } from '../db/store.js';
 import type { Log } from '../logger.js';
+import { seesInternal, viewerOf } from '../domain/visibility.js';
 import { emailRuleOf } from './rules.js';
 import { type MailEvent, projectEmail } from './templates.js';
 import type { MailTransport, OutgoingMail, SentMail } from './types.js';
@@ -123,9 +124,11 @@ export class MailDispatcher {
     const recipient = await this.store.users.findById(row.recipientId);
     if (!recipient?.active || !row.projectId) return null;
     const optouts = await this.store.emailOptouts.list(recipient.id);
+    // An internal note queued for someone who no longer sees internal notes (made a CLIENT since) is left out.
+    const seesNotes = seesInternal(viewerOf(recipient));
     const events = row.events.filter((e) => {
       const rule = emailRuleOf(e.action);
-      return rule !== null && !optouts.includes(rule.category);
+      return rule !== null && !optouts.includes(rule.category) && (seesNotes || e.details.internal !== true);
     });
     const project = await this.store.projects.findById(row.projectId);
     if (!events.length || !project) return null;

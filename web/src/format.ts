@@ -82,6 +82,7 @@ const ACTIVITY_LABELS: Record<ActivityAction, string> = {
   PO_UPLOADED: 'uploaded a PO',
   CHALLAN_UPLOADED: 'uploaded a challan',
   INVOICE_UPLOADED: 'uploaded an invoice',
+  COMMENT_ADDED: 'commented',
 };
 
 /**

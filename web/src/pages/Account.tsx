@@ -14,6 +14,7 @@ const CATEGORY_LABELS: Record<EmailCategory, { label: string; hint: string }> = 
   pi: { label: 'Proforma invoices', hint: 'A PI submitted (admins); your PI verified or rejected.' },
   progress: { label: 'Progress', hint: 'Printing started, dispatched, delivered or cancelled.' },
   documents: { label: 'Documents', hint: 'A PO, challan or invoice uploaded by someone else.' },
+  comments: { label: 'Comments', hint: 'A comment someone else wrote on a project you can see, with its text.' },
 };
 
 /** My account: name and phone, the emails I get, and my password. Every role. */
