@@ -17,6 +17,7 @@ import { registerBodyTimeouts } from './http/timeouts.js';
 import { accountRoutes } from './http/routes/account.js';
 import { activityRoutes } from './http/routes/activity.js';
 import { authRoutes } from './http/routes/auth.js';
+import { commentRoutes } from './http/routes/comments.js';
 import type { App, RouteContext } from './http/routes/context.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { fileRoutes } from './http/routes/files.js';
@@ -150,7 +151,7 @@ export async function buildApp(deps: Deps, options: { streams: StreamHub; webRoo
     const guarded = [route.onRequest ?? []].flat().some((hook) => hook === context.hooks.requireSession || hook === context.hooks.requireAdmin);
     if (!guarded && route.schema && route.schema.security === undefined) route.schema.security = [];
   });
-  for (const routes of [authRoutes, accountRoutes, teamRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes]) {
+  for (const routes of [authRoutes, accountRoutes, teamRoutes, uploadRoutes, projectRoutes, commentRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes]) {
     await app.register(routes, context);
   }
   await app.register(webRoutes(options.webRoot));

@@ -49,7 +49,7 @@ describe('GET and PATCH /api/account', () => {
         role,
         location: null,
         branch: null,
-        emailPreferences: { approvals: true, pi: true, progress: true, documents: true },
+        emailPreferences: { approvals: true, pi: true, progress: true, documents: true, comments: true },
       });
     }
   });
@@ -60,7 +60,7 @@ describe('GET and PATCH /api/account', () => {
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.name, 'After');
     assert.equal(res.body.phone, '+91 98450 00000');
-    assert.deepEqual(res.body.emailPreferences, { approvals: true, pi: true, progress: false, documents: true });
+    assert.deepEqual(res.body.emailPreferences, { approvals: true, pi: true, progress: false, documents: true, comments: true });
     for (const [body, error] of [
       [{ role: 'ADMIN' }, 'Role is not a known field'],
       [{ email: 'new@example.com' }, 'Email is not a known field'],
@@ -76,7 +76,7 @@ describe('GET and PATCH /api/account', () => {
     assert.equal(now.body.email, user.email);
     assert.equal(now.body.name, 'After');
     assert.equal((await client.patch('/api/account', { phone: null, emailPreferences: { progress: true, documents: false } })).body.phone, null);
-    assert.deepEqual((await client.get('/api/account')).body.emailPreferences, { approvals: true, pi: true, progress: true, documents: false });
+    assert.deepEqual((await client.get('/api/account')).body.emailPreferences, { approvals: true, pi: true, progress: true, documents: false, comments: true });
   });
 
   test('only the known email categories: unknown keys are a 400 naming one, and nothing is stored', async () => {
@@ -94,7 +94,7 @@ describe('GET and PATCH /api/account', () => {
       assert.match(res.body.error, /^emailPreferences\.(bogus|k0) is not a known field$/, what);
       assert.deepEqual(await optouts(), [], `${what}: nothing stored`);
     }
-    assert.deepEqual((await client.get('/api/account')).body.emailPreferences, { approvals: true, pi: true, progress: true, documents: true });
+    assert.deepEqual((await client.get('/api/account')).body.emailPreferences, { approvals: true, pi: true, progress: true, documents: true, comments: true });
   });
 
   test('a switched-off category sends nothing; the others still arrive', async () => {

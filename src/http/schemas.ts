@@ -170,6 +170,16 @@ export const ActivityEntry = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 });
 
+export const Comment = Type.Object({
+  id: Type.String(),
+  projectId: Type.String(),
+  authorId: Type.String(),
+  authorName: NullableString({ description: "the author's name" }),
+  body: Type.String({ description: 'as written (surrounding whitespace trimmed); plain text, never HTML' }),
+  internal: Type.Boolean({ description: "a note among the shop's people: never shown to a CLIENT" }),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
 export const pageOf = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
   Type.Object({ items: Type.Array(item), nextCursor: NullableString() });
 

@@ -1,7 +1,7 @@
 import { typeMismatch } from '../domain/content-types.js';
 import { duplicatesOf } from '../domain/duplicates.js';
 import { isOverdue } from '../domain/due.js';
-import type { ActivityEntryWithNames, FileUpload, FileUploadWithNames, JobItem, ProjectWithNames, User } from '../domain/model.js';
+import type { ActivityEntryWithNames, Comment, FileUpload, FileUploadWithNames, JobItem, ProjectWithNames, User } from '../domain/model.js';
 
 /**
  * What leaves the server. Each presenter whitelists its fields, so a new column never leaks (no password, hash or storage key).
@@ -97,6 +97,17 @@ export const presentActivity = (a: ActivityEntryWithNames) => ({
   entityId: a.entityId,
   details: a.details,
   createdAt: a.createdAt,
+});
+
+/** A comment (interface.md, Comments): the author's name, never more of them. */
+export const presentComment = (c: Comment) => ({
+  id: c.id,
+  projectId: c.projectId,
+  authorId: c.authorId,
+  authorName: c.authorName,
+  body: c.body,
+  internal: c.internal,
+  createdAt: c.createdAt,
 });
 
 /** GET/PATCH /api/account: one's own profile and email preferences (role and active are shown, not changed here). */

@@ -31,11 +31,13 @@ export async function createRealtime(config: Pick<Config, 'realtime'>, log: Log)
 /**
  * Specification part 6: a project changed, so project lists and dashboards refresh; in this order.
  * Call it after the change's activity entry is committed: streams read what they send from the
- * activity log (realtime/streams.ts). `ownerId` (the project's POC) says who besides the admins may see it.
+ * activity log (realtime/streams.ts). `ownerId` (the project's POC) says who besides the admins may see it
+ * (null: nobody; an internal note's owner who is a CLIENT), `internal` that it concerns an internal note (Pusher's routing).
  */
-export async function notifyProjectChanged(broker: RealtimeBroker, projectId: string, ownerId: string): Promise<void> {
-  await broker.publish({ channel: CHANNELS.PROJECTS, event: EVENTS.PROJECT_UPDATED, payload: { id: projectId }, ownerId });
-  await broker.publish({ channel: CHANNELS.DASHBOARD, event: EVENTS.STATS_UPDATED, payload: {}, ownerId });
+export async function notifyProjectChanged(broker: RealtimeBroker, projectId: string, ownerId: string | null, options: { internal?: boolean } = {}): Promise<void> {
+  const internal = options.internal === true ? { internal: true } : {};
+  await broker.publish({ channel: CHANNELS.PROJECTS, event: EVENTS.PROJECT_UPDATED, payload: { id: projectId }, ownerId, ...internal });
+  await broker.publish({ channel: CHANNELS.DASHBOARD, event: EVENTS.STATS_UPDATED, payload: {}, ownerId, ...internal });
 }
 
 /** Ends the open streams of one session, or of every session of a user but one, on every instance. */

@@ -19,6 +19,8 @@ export interface Notification {
   payload: Record<string, unknown>;
   /** The project's POC: who besides the admins may receive it (Pusher's private channel of that user); never sent to a viewer. */
   ownerId?: string | null;
+  /** About an internal note: only for the shop's people (Pusher: never a public channel); never sent to a viewer. */
+  internal?: boolean;
 }
 
 /** A change to who may hold a stream or see what, for the streams of every instance. */

@@ -87,7 +87,8 @@ export const adminChannel = (channel: string) => `private-${channel}`;
 export function pusherChannelsFor(n: Notification, publicChannels: boolean): string[] {
   const channels = [adminChannel(n.channel)];
   if (n.ownerId) channels.push(userChannel(n.ownerId));
-  if (publicChannels) channels.push(n.channel);
+  // An internal note's notifications never go where anyone holding the app key could read them.
+  if (publicChannels && !n.internal) channels.push(n.channel);
   return channels;
 }
 
