@@ -360,6 +360,6 @@ test('/api/openapi.json describes the account and password endpoints', async () 
   ] as const) {
     assert.ok(doc.paths[path]?.[method]?.summary, `${method.toUpperCase()} ${path} has a summary`);
   }
-  assert.deepEqual(Object.keys(doc.paths['/api/account'].get.responses['200'].content['application/json'].schema.properties.emailPreferences.properties), ['approvals', 'pi', 'progress', 'documents']);
+  assert.deepEqual(Object.keys(doc.paths['/api/account'].get.responses['200'].content['application/json'].schema.properties.emailPreferences.properties), ['approvals', 'pi', 'progress', 'documents', 'comments']);
   assert.deepEqual(Object.keys(doc.paths['/api/auth/forgot-password'].post.responses).sort(), ['202', '400', '429']);
 });

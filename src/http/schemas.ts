@@ -192,6 +192,7 @@ const emailPreferenceFields = {
   pi: Type.Boolean({ description: 'PI submitted (admins); PI verified or rejected (POC)' }),
   progress: Type.Boolean({ description: 'printing started, dispatched, delivered, cancelled' }),
   documents: Type.Boolean({ description: 'a document uploaded by someone else' }),
+  comments: Type.Boolean({ description: 'a comment someone else wrote on a project one may see, with its text (internal notes: the shop only)' }),
 };
 
 /** One's own profile as the team list shows it (without the admin's active and createdAt), and the email preferences. */
