@@ -6,6 +6,7 @@ import { ActivityList, ErrorMessage, Field, PageTitle, QueryError, StatusBadge, 
 import { MAX_LENGTH } from '../../../src/domain/limits';
 import { ACTION_LABELS, DOCUMENT_AS, DOCUMENT_LABELS, PI_LABELS, STAGE_LABELS, formatBytes, formatDateTime, personName, stageOf, uploadBlocker } from '../format';
 import { useSession, useUser } from '../session';
+import { Comments } from './Comments';
 
 /** One project: its state, what the user may do now, its documents, an upload area and its activity. */
 export function ProjectPage({ id }: { id: string }) {
@@ -44,6 +45,7 @@ export function ProjectPage({ id }: { id: string }) {
           <UploadArea project={p} />
         </div>
       </div>
+      <Comments project={p} />
       <ProjectActivity id={p.id} />
     </>
   );
