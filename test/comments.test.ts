@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { User } from '../src/domain/model.js';
 import { eventuallyPasses } from './helpers/eventually.js';
+import { type FakePusher, startFakePusher } from './helpers/fake-pusher.js';
 import { type Client, type TestService, openEventStream, startTestService } from './helpers/service.js';
 import { type TestSmtpServer, startSmtpServer } from './helpers/smtp.js';
 
@@ -354,5 +355,45 @@ describe('comment emails are batched like other changes (MAIL_BATCH_SECONDS)', (
     assert.ok(!toClient[0]!.text.includes('check stock'));
     // The admin wrote them all and created nothing: only the project's creation reached them.
     assert.ok(smtp.received.every((m) => !m.rcptTo.includes('batch-admin@example.com') || !/Comment by/.test(m.text)));
+  });
+});
+
+describe('REALTIME_DRIVER=pusher: an internal note never reaches a CLIENT’s channel, nor a public one', () => {
+  let pusher: FakePusher;
+  let svc: TestService;
+  before(async () => {
+    pusher = await startFakePusher();
+    // Public channels on: what an ordinary comment goes to, and an internal note must not.
+    svc = await startTestService({ env: pusher.env({ PUSHER_PUBLIC_CHANNELS: 'true' }) });
+  });
+  after(async () => {
+    await svc?.close();
+    await pusher?.close();
+  });
+
+  test('a CLIENT owner’s channel gets the ordinary comment only; the owner POC’s gets the internal note too', async () => {
+    const admin = await svc.signIn('ADMIN');
+    const client = await svc.signIn('CLIENT');
+    const poc = await svc.signIn('POC');
+    const ofClient = (await svc.createProject(client.user.id)).id;
+    const ofPoc = (await svc.createProject(poc.user.id)).id;
+    const sent = async (projectId: string, json: unknown) => {
+      const from = pusher.events.length;
+      assert.equal((await admin.client.post(`/api/projects/${projectId}/comments`, json)).status, 201);
+      return pusher.events.slice(from).map((e) => [e.name, e.channels]);
+    };
+    assert.deepEqual(await sent(ofClient, { body: 'shop only', internal: true }), [
+      ['project-updated', ['private-projects']],
+      ['stats-updated', ['private-dashboard']],
+    ]);
+    assert.deepEqual(await sent(ofClient, { body: 'for everyone' }), [
+      ['project-updated', ['private-projects', `private-user-${client.user.id}`, 'projects']],
+      ['stats-updated', ['private-dashboard', `private-user-${client.user.id}`, 'dashboard']],
+    ]);
+    assert.deepEqual(await sent(ofPoc, { body: 'for the owner POC', internal: true }), [
+      ['project-updated', ['private-projects', `private-user-${poc.user.id}`]],
+      ['stats-updated', ['private-dashboard', `private-user-${poc.user.id}`]],
+    ]);
+    assert.deepEqual(pusher.refused, []);
   });
 });
