@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { User } from '../src/domain/model.js';
+import { newId } from '../src/ids.js';
 import { eventuallyPasses } from './helpers/eventually.js';
 import { type FakePusher, startFakePusher } from './helpers/fake-pusher.js';
 import { type Client, type TestService, openEventStream, startTestService } from './helpers/service.js';
@@ -395,5 +396,39 @@ describe('REALTIME_DRIVER=pusher: an internal note never reaches a CLIENT’s ch
       ['stats-updated', ['private-dashboard', `private-user-${poc.user.id}`]],
     ]);
     assert.deepEqual(pusher.refused, []);
+  });
+});
+
+const REDIS_URL = process.env.REDIS_URL;
+describe('REALTIME_DRIVER=redis, two instances: a CLIENT streaming from one gets nothing of an internal note written on the other', { skip: REDIS_URL ? false : 'REDIS_URL not set' }, () => {
+  let one: TestService;
+  let two: TestService;
+  before(async () => {
+    const env = { REALTIME_DRIVER: 'redis', REDIS_URL: REDIS_URL!, REDIS_CHANNEL_PREFIX: `test-${newId()}` };
+    one = await startTestService({ env });
+    two = await startTestService({ env, sharedDatabase: one.deps.config.database });
+  });
+  after(async () => {
+    await two?.close();
+    await one?.close();
+  });
+
+  test('live: only the ordinary comment’s two events reach the CLIENT’s stream on the other instance', async () => {
+    const admin = await one.signIn('ADMIN');
+    const { email, password, user } = await one.createUser({ role: 'CLIENT' });
+    const client = await two.login(email, password);
+    const projectId = (await one.createProject(user.id)).id;
+    const stream = await openEventStream(client);
+    try {
+      assert.equal((await admin.client.post(`/api/projects/${projectId}/comments`, { body: 'shop only', internal: true })).status, 201);
+      assert.equal((await admin.client.post(`/api/projects/${projectId}/comments`, { body: 'for everyone' })).status, 201);
+      assert.deepEqual((await stream.next(2)).map((e) => [e.event, e.data]), [
+        ['project-updated', { channel: 'projects', payload: { id: projectId } }],
+        ['stats-updated', { channel: 'dashboard', payload: {} }],
+      ]);
+      await assert.rejects(stream.next(1, 400));
+    } finally {
+      stream.close();
+    }
   });
 });
