@@ -19,6 +19,7 @@ import { apiTokenRoutes } from './http/routes/api-tokens.js';
 import { activityRoutes } from './http/routes/activity.js';
 import { authRoutes } from './http/routes/auth.js';
 import { customerRoutes } from './http/routes/customers.js';
+import { commentRoutes } from './http/routes/comments.js';
 import type { App, RouteContext } from './http/routes/context.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { fileRoutes } from './http/routes/files.js';
@@ -155,7 +156,7 @@ export async function buildApp(deps: Deps, options: { streams: StreamHub; webRoo
     if (!route.schema || route.schema.security !== undefined) return;
     route.schema.security = guarded ? [{ session: [] }, { bearerAuth: [] }] : [];
   });
-  for (const routes of [authRoutes, accountRoutes, apiTokenRoutes, teamRoutes, customerRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes]) {
+  for (const routes of [authRoutes, accountRoutes, apiTokenRoutes, teamRoutes, customerRoutes, uploadRoutes, projectRoutes, commentRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes]) {
     await app.register(routes, context);
   }
   await app.register(webRoutes(options.webRoot));

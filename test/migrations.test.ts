@@ -223,3 +223,37 @@ test('016_due_digest: users written before it get digests claimed once per day, 
   await database.db.deleteFrom('users').where('id', '=', userId).execute();
   assert.deepEqual(await database.db.selectFrom('due_digests').selectAll().where('user_id', '=', userId).execute(), []);
 });
+
+test('019_comments: activity entries written before it are not internal, and every viewer keeps seeing them; comments work after it', async () => {
+  const made = await testConfig();
+  const own = await openDatabase(made.config.database, silentLog);
+  try {
+    await migrate(own, { to: previousOf('019_comments') });
+    const now = '2026-03-01T10:00:00.000Z';
+    const userId = newId();
+    const projectId = newId();
+    await own.db
+      .insertInto('users')
+      .values({ id: userId, name: 'Old Client', email: 'old-client@example.com', email_key: 'old-client@example.com', role: 'CLIENT', active: true, password_hash: 'x', created_at: now, updated_at: now })
+      .execute();
+    await own.db.insertInto('projects').values({ id: projectId, name: 'Old', description: null, poc_id: userId, status: 'REQUESTED', pi_status: 'PENDING', created_at: now, updated_at: now }).execute();
+    // Only the columns the log had then.
+    await own.db
+      .insertInto('activity_log')
+      .values({ id: newId(), seq: 1, user_id: userId, action: 'PROJECT_CREATED', entity_type: 'project', entity_id: projectId, details: '{}', created_at: now } as never)
+      .execute();
+
+    await migrate(own);
+
+    const ownStore = createStore(own);
+    const client = { id: userId, role: 'CLIENT' as const };
+    const seen = await ownStore.activity.list(client, { limit: 10 });
+    assert.deepEqual(seen.items.map((e) => e.action), ['PROJECT_CREATED']);
+    assert.deepEqual((await ownStore.activity.changesAfter(0, 10, client)).map((c) => c.internal), [false]);
+    await ownStore.comments.insert({ id: newId(), projectId, authorId: userId, body: 'After the migration', internal: false, createdAt: now });
+    assert.deepEqual((await ownStore.comments.list(client, projectId, { limit: 10 })).items.map((c) => c.body), ['After the migration']);
+  } finally {
+    await own.destroy();
+    await made.cleanup();
+  }
+});

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { migrate, openDatabase, type Database } from '../src/db/index.js';
 import { type Store, createStore } from '../src/db/store.js';
-import { viewersOf, visibleEntries, visibleTo } from '../src/db/visibility.js';
+import { internalShownTo, seeingInternal, viewersOf, visibleEntries, visibleTo } from '../src/db/visibility.js';
 import type { Project } from '../src/domain/model.js';
-import { type ProjectScope, type Viewer, maySeeEntry, maySeeProject } from '../src/domain/visibility.js';
+import { type ProjectScope, type Viewer, maySeeEntry, maySeeProject, seesInternal } from '../src/domain/visibility.js';
 import { newId } from '../src/ids.js';
 import { silentLog } from '../src/logger.js';
 import { testConfig } from './helpers/service.js';
@@ -36,6 +36,12 @@ const names = <K extends string>(ids: Record<K, string>, found: Iterable<string>
 };
 const expectedProjects = (v: ViewerName, among = projectNames) => among.filter((p) => maySeeProject(viewers[v], scopes[p])).sort();
 const existing = projectNames.filter((p) => PROJECTS[p] !== null);
+/** The entries the pure rule lets a viewer see, as "<entity id> <internal>": each project's ordinary and internal one, and the one about something else. */
+const expectedEntries = (v: ViewerName) =>
+  [
+    ...projectNames.flatMap((p) => [false, true].filter((internal) => maySeeEntry(viewers[v], { entityType: 'project', internal }, scopes[p])).map((internal) => `${projectIds[p]} ${internal}`)),
+    ...(maySeeEntry(viewers[v], { entityType: 'user' }, null) ? [`${NOT_A_PROJECT} false`] : []),
+  ].sort();
 
 before(async () => {
   const made = await testConfig();
@@ -100,6 +106,15 @@ before(async () => {
   for (const name of projectNames) {
     await store.activity.insert({ id: newId(), userId: viewers.admin.id, action: 'PROJECT_UPDATED', entityType: 'project', entityId: projectIds[name], details: {}, createdAt: now });
   }
+  // An internal note's entry about each project, and a comment of each kind on each existing one.
+  for (const name of projectNames) {
+    await store.activity.insert({ id: newId(), userId: viewers.admin.id, action: 'COMMENT_ADDED', entityType: 'project', entityId: projectIds[name], details: { internal: true }, createdAt: now, internal: true });
+  }
+  for (const name of existing) {
+    for (const internal of [false, true]) {
+      await store.comments.insert({ id: newId(), projectId: projectIds[name], authorId: viewers.admin.id, body: `${name} ${internal}`, internal, createdAt: now });
+    }
+  }
   // Not an action the service writes (the repository takes only those): straight into the table, as an older version could have left it.
   await database.db
     .insertInto('activity_log')
@@ -124,19 +139,22 @@ describe('the SQL twin agrees with the rule', () => {
         .selectFrom('activity_log')
         .leftJoin('projects', 'projects.id', 'activity_log.entity_id')
         .select('activity_log.entity_id')
+        .distinct()
         .where('activity_log.entity_type', '=', 'project')
         .where(visibleTo(viewers[v]))
         .execute();
       assert.deepEqual(names(projectIds, rows.map((r) => r.entity_id)), expectedProjects(v));
     });
 
-    test(`visibleEntries(${v}): the activity entries the rule lets them see`, async () => {
-      const rows = await database.db.selectFrom('activity_log').select(['entity_type', 'entity_id']).where(visibleEntries(viewers[v])).execute();
-      const expected = [
-        ...projectNames.filter((p) => maySeeEntry(viewers[v], { entityType: 'project' }, scopes[p])).map((p) => projectIds[p]),
-        ...(maySeeEntry(viewers[v], { entityType: 'user' }, null) ? [NOT_A_PROJECT] : []),
-      ];
-      assert.deepEqual(rows.map((r) => r.entity_id).sort(), expected.sort());
+    test(`visibleEntries(${v}): the activity entries the rule lets them see (internal notes' too)`, async () => {
+      const rows = await database.db.selectFrom('activity_log').select(['entity_type', 'entity_id', 'internal']).where(visibleEntries(viewers[v])).execute();
+      assert.deepEqual(rows.map((r) => `${r.entity_id} ${Boolean(r.internal)}`).sort(), expectedEntries(v));
+    });
+
+    test(`internalShownTo(${v}): a project's comments, internal ones only for who sees them`, async () => {
+      const rows = await database.db.selectFrom('comments').select(['project_id', 'internal']).where(internalShownTo(viewers[v])).execute();
+      const expected = existing.flatMap((p) => [`${p} false`, ...(seesInternal(viewers[v]) ? [`${p} true`] : [])]);
+      assert.deepEqual(rows.map((r) => `${names(projectIds, [r.project_id])[0]} ${Boolean(r.internal)}`).sort(), expected.sort());
     });
   }
 
@@ -168,13 +186,17 @@ describe('every scoped repository query chooses by the rule', () => {
       assert.deepEqual(await store.stats.documentsByType(viewer), sees.length ? { PO: sees.length } : {});
 
       const activity = await store.activity.list(viewer, { limit: 50 });
-      const seenEntries = projectNames.filter((p) => maySeeEntry(viewer, { entityType: 'project' }, scopes[p])).map((p) => projectIds[p]);
-      if (maySeeEntry(viewer, { entityType: 'user' }, null)) seenEntries.push(NOT_A_PROJECT);
-      assert.deepEqual(activity.items.map((e) => e.entityId).sort(), seenEntries.sort());
+      assert.deepEqual(activity.items.map((e) => `${e.entityId} ${e.details.internal === true}`).sort(), expectedEntries(v));
 
       const changes = await store.activity.changesAfter(0, 50, viewer);
-      assert.deepEqual(names(projectIds, changes.map((c) => c.projectId)), expectedProjects(v));
-      for (const c of changes) assert.ok(maySeeProject(viewer, c.project));
+      assert.deepEqual(changes.map((c) => `${c.projectId} ${c.internal}`).sort(), expectedEntries(v).filter((e) => !e.startsWith(NOT_A_PROJECT)));
+      for (const c of changes) assert.ok(maySeeEntry(viewer, { entityType: 'project', internal: c.internal }, c.project));
+
+      for (const p of existing) {
+        const thread = maySeeProject(viewer, scopes[p]) ? await store.comments.list(viewer, projectIds[p], { limit: 50 }) : { items: [] };
+        const expected = maySeeProject(viewer, scopes[p]) ? [false, ...(seesInternal(viewer) ? [true] : [])] : [];
+        assert.deepEqual(thread.items.map((c) => c.internal), expected, `${p}'s comments`);
+      }
       const latest = await store.activity.latestSeqFor(viewer, Number.MAX_SAFE_INTEGER);
       const newestSeen = Math.max(0, ...changes.filter((c) => c.project !== null).map((c) => c.seq));
       assert.equal(latest, newestSeen);
@@ -183,7 +205,7 @@ describe('every scoped repository query chooses by the rule', () => {
 
   test('the hub’s unscoped log read hands every change with what the rule reads of its project', async () => {
     const changes = await store.activity.changesAfter(0, 50);
-    assert.deepEqual(names(projectIds, changes.map((c) => c.projectId)), [...projectNames].sort());
+    assert.deepEqual(names(projectIds, changes.map((c) => c.projectId)), [...projectNames, ...projectNames].sort());
     for (const c of changes) assert.deepEqual(c.project, scopes[names(projectIds, [c.projectId])[0]!]);
   });
 
@@ -192,6 +214,16 @@ describe('every scoped repository query chooses by the rule', () => {
       // Everyone the audience names but someone who is not a user: nobody is excepted.
       const told = await store.outbox.recipients({ admins: true, poc: true, project: scopes[p]!, category: 'progress', exceptId: NOT_A_PROJECT });
       assert.deepEqual(names(userIds, told), viewerNames.filter((v) => maySeeProject(viewers[v], scopes[p]!)).sort());
+      // A comment's: everyone who may see it; an internal one's, those of them who see internal notes.
+      const all = await store.outbox.recipients({ admins: false, poc: false, viewers: true, project: scopes[p]!, category: 'comments', exceptId: NOT_A_PROJECT });
+      assert.deepEqual(names(userIds, all), viewerNames.filter((v) => maySeeProject(viewers[v], scopes[p]!)).sort());
+      const shop = await store.outbox.recipients({ admins: false, poc: false, viewers: true, shopOnly: true, project: scopes[p]!, category: 'comments', exceptId: NOT_A_PROJECT });
+      assert.deepEqual(names(userIds, shop), viewerNames.filter((v) => maySeeProject(viewers[v], scopes[p]!) && seesInternal(viewers[v])).sort());
+    });
+
+    test(`${p}: seeingInternal chooses the users who see internal notes`, async () => {
+      const rows = await database.db.selectFrom('users').select('users.id').where(seeingInternal).execute();
+      assert.deepEqual(names(userIds, rows.map((r) => r.id)), viewerNames.filter((v) => seesInternal(viewers[v])).sort());
     });
   }
 
@@ -199,6 +231,6 @@ describe('every scoped repository query chooses by the rule', () => {
     const list = await store.projects.list({ all: true }, { limit: 50 });
     assert.deepEqual(names(projectIds, list.items.map((p) => p.id)), [...existing].sort());
     const activity = await store.activity.list({ all: true }, { limit: 50 });
-    assert.equal(activity.items.length, projectNames.length + 1);
+    assert.equal(activity.items.length, 2 * projectNames.length + 1);
   });
 });

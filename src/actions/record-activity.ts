@@ -23,6 +23,8 @@ export async function recordProjectActivity(
   action: ActivityAction,
   details: Record<string, unknown>,
   now: string,
+  /** An internal note's entry: never shown to a CLIENT. */
+  internal = false,
 ): Promise<number> {
-  return store.activity.insert({ id: newId(), userId: actor.id, action, entityType: 'project', entityId: projectId, details, createdAt: now });
+  return store.activity.insert({ id: newId(), userId: actor.id, action, entityType: 'project', entityId: projectId, details, createdAt: now, internal });
 }

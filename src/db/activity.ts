@@ -5,14 +5,14 @@ import type { ProjectScope } from '../domain/visibility.js';
 import type { Database, DB } from './index.js';
 import { reusable } from './reusable.js';
 import { type Page, decodeCursor, olderThan, page, toActivityWithNames } from './rows.js';
-import { PROJECT_SCOPE_COLUMNS, type Scope, toProjectScope, visibleEntries, visibleTo } from './visibility.js';
+import { PROJECT_SCOPE_COLUMNS, type Scope, internalEntriesShownTo, toProjectScope, visibleEntries, visibleTo } from './visibility.js';
 
 /** The project changes after `seq` in log order, each with what the visibility rule reads of its project now (a LEFT JOIN: null when the project is gone). */
 const changesAfterQuery = (db: DB, seq: number, limit: number) =>
   db
     .selectFrom('activity_log')
     .leftJoin('projects', 'projects.id', 'activity_log.entity_id')
-    .select(['activity_log.seq', 'activity_log.entity_id', ...PROJECT_SCOPE_COLUMNS])
+    .select(['activity_log.seq', 'activity_log.entity_id', 'activity_log.internal', ...PROJECT_SCOPE_COLUMNS])
     .where('activity_log.seq', '>', seq)
     .where('activity_log.entity_type', '=', 'project')
     .orderBy('activity_log.seq')
@@ -20,7 +20,7 @@ const changesAfterQuery = (db: DB, seq: number, limit: number) =>
 
 /** The entry every change writes, and the log read every change causes, compiled once: see reusable.ts. */
 const hot = {
-  insertActivity: reusable((db, id: string, userId: string, action: string, entityType: string, entityId: string, details: string, createdAt: string) =>
+  insertActivity: reusable((db, id: string, userId: string, action: string, entityType: string, entityId: string, details: string, createdAt: string, internal: 0 | 1) =>
     db
       .insertInto('activity_log')
       .values({
@@ -32,6 +32,8 @@ const hot = {
         entity_id: entityId,
         details,
         created_at: createdAt,
+        // 0/1: compiled queries bind no booleans (reusable.ts); PostgreSQL reads '1' as true for a boolean column.
+        internal,
       })
       .returning('seq'),
   ),
@@ -53,6 +55,8 @@ export interface LoggedChange {
   seq: number;
   projectId: string;
   project: ProjectScope | null;
+  /** An internal note's: never sent to a CLIENT (domain/visibility.ts, maySeeEntry). */
+  internal: boolean;
 }
 
 /** The activity log (migration 002: `seq` orders it), which is also the realtime event log. */
@@ -63,8 +67,8 @@ export function activityRepo(db: DB, dialect: Database['dialect']) {
     const rows =
       scope === undefined
         ? (await db.executeQuery(hot.changesAfter(db, dialect, seq, limit))).rows
-        : await changesAfterQuery(db, seq, limit).where(visibleTo(scope)).execute();
-    return rows.map((r): LoggedChange => ({ seq: Number(r.seq), projectId: r.entity_id, project: toProjectScope(r) }));
+        : await changesAfterQuery(db, seq, limit).where(visibleTo(scope)).where(internalEntriesShownTo(scope)).execute();
+    return rows.map((r): LoggedChange => ({ seq: Number(r.seq), projectId: r.entity_id, project: toProjectScope(r), internal: Boolean(r.internal) }));
   };
 
   return {
@@ -76,7 +80,7 @@ export function activityRepo(db: DB, dialect: Database['dialect']) {
     async insert(e: NewActivityEntry): Promise<number> {
       const write = async (trx: DB) => {
         if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('activity_log:' || current_schema()))`.execute(trx);
-        const [row] = (await trx.executeQuery(hot.insertActivity(trx, dialect, e.id, e.userId, e.action, e.entityType, e.entityId, JSON.stringify(e.details), e.createdAt))).rows;
+        const [row] = (await trx.executeQuery(hot.insertActivity(trx, dialect, e.id, e.userId, e.action, e.entityType, e.entityId, JSON.stringify(e.details), e.createdAt, e.internal ? 1 : 0))).rows;
         if (!row) throw new Error('the activity entry was not written');
         return Number(row.seq);
       };
@@ -88,7 +92,7 @@ export function activityRepo(db: DB, dialect: Database['dialect']) {
       const row = await db.selectFrom('activity_log').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
       return Number(row?.seq ?? 0);
     },
-    /** The newest position up to `atMost` of a change to a project the scope may see (0 when none). */
+    /** The newest position up to `atMost` of a change the scope may see (0 when none): a project it may see, internal notes only when it sees them. */
     async latestSeqFor(scope: Scope, atMost: number): Promise<number> {
       const row = await db
         .selectFrom('activity_log')
@@ -96,6 +100,7 @@ export function activityRepo(db: DB, dialect: Database['dialect']) {
         .select((eb) => eb.fn.max('activity_log.seq').as('seq'))
         .where('activity_log.entity_type', '=', 'project')
         .where(visibleTo(scope))
+        .where(internalEntriesShownTo(scope))
         .where('activity_log.seq', '<=', atMost)
         .executeTakeFirst();
       return Number(row?.seq ?? 0);

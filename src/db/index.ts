@@ -21,6 +21,7 @@ import { piPayments } from './migrations/015_pi_payments.js';
 import { voidDocuments } from './migrations/017_void_documents.js';
 import { dueDigest } from './migrations/016_due_digest.js';
 import { apiTokens } from './migrations/018_api_tokens.js';
+import { comments } from './migrations/019_comments.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -154,6 +155,7 @@ const migrations = (dialect: Dialect) => ({
   '017_void_documents': voidDocuments(dialect),
   '016_due_digest': dueDigest(dialect),
   '018_api_tokens': apiTokens(dialect),
+  '019_comments': comments(dialect),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));

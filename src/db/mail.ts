@@ -4,7 +4,7 @@ import { EMAIL_CATEGORIES, type EmailCategory } from '../mail/rules.js';
 import type { Database, DB } from './index.js';
 import { reusable } from './reusable.js';
 import type { Tables } from './schema.js';
-import { customersClients, viewersOf } from './visibility.js';
+import { customersClients, seeingInternal, viewersOf } from './visibility.js';
 
 /** A stored event of an outbox row (mail/outbox.ts writes it; names are read when the email is sent). */
 export interface OutboxEvent {
@@ -52,6 +52,12 @@ const recipientQueries = {
   adminsAndPoc: reusable((db, exceptId: string, category: string, pocId: string, customerId: string | null) =>
     activeRecipients(db, exceptId, category, pocId, customerId).where((eb) => eb.or([eb('role', '=', 'ADMIN'), ownersSide(pocId, customerId)(eb)])),
   ),
+  /** Everyone who may see the project (a comment). */
+  viewers: reusable((db, exceptId: string, category: string, pocId: string, customerId: string | null) => activeRecipients(db, exceptId, category, pocId, customerId)),
+  /** Those of them who see internal notes (an internal comment). */
+  shopViewers: reusable((db, exceptId: string, category: string, pocId: string, customerId: string | null) =>
+    activeRecipients(db, exceptId, category, pocId, customerId).where(seeingInternal),
+  ),
 };
 
 /** The outbox (migration 006): emails to come, written in the change's transaction, claimed by dispatchers. */
@@ -59,13 +65,15 @@ export function outboxRepo(db: DB, dialect: Database['dialect']) {
   return {
     /**
      * The active users to tell about the project: the admins and/or its owner's side (its POC and the
-     * CLIENTs of its customer), among those who may see it, except the actor and anyone who switched the category off. Ordered by id, one lock order
-     * for every transaction.
+     * CLIENTs of its customer), or everyone (`viewers`; `shopOnly`: only those who see internal notes),
+     * among those who may see it, except the actor and anyone who switched the category off. Ordered by
+     * id, one lock order for every transaction.
      */
-    async recipients(a: { admins: boolean; poc: boolean; project: ProjectScope; category: EmailCategory; exceptId: string }): Promise<string[]> {
+    async recipients(a: { admins: boolean; poc: boolean; viewers?: boolean; shopOnly?: boolean; project: ProjectScope; category: EmailCategory; exceptId: string }): Promise<string[]> {
       // A placeholder for "no customer" keeps one compiled shape: no user has an empty customer id.
       const args = [a.exceptId, a.category, a.project.pocId, a.project.customerId ?? ''] as const;
-      const query = a.admins && a.poc ? recipientQueries.adminsAndPoc(db, dialect, ...args)
+      const query = a.viewers ? (a.shopOnly ? recipientQueries.shopViewers : recipientQueries.viewers)(db, dialect, ...args)
+        : a.admins && a.poc ? recipientQueries.adminsAndPoc(db, dialect, ...args)
         : a.admins ? recipientQueries.admins(db, dialect, ...args)
         : a.poc ? recipientQueries.poc(db, dialect, ...args)
         : undefined;

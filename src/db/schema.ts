@@ -22,6 +22,7 @@ export interface Tables {
   upload_locks: UploadLocksTable;
   customers: CustomersTable;
   api_tokens: ApiTokensTable;
+  comments: CommentsTable;
 }
 
 /** SQLite answers 0/1 and PostgreSQL true/false; the data layer maps both to boolean. */
@@ -157,6 +158,8 @@ export interface ActivityLogTable {
   entity_id: string;
   details: ColumnType<unknown, string, string>;
   created_at: string;
+  /** An internal note's entry, never shown to a CLIENT (migration 019). */
+  internal: ColumnType<boolean | number, boolean | 0 | 1 | undefined, boolean>;
 }
 
 /** Personal API tokens (migration 018). */
@@ -282,4 +285,14 @@ export interface CustomersTable {
   active: Bool;
   created_at: string;
   updated_at: string;
+}
+
+/** A comment on a project (migration 019); `internal`: a note among the shop's people. */
+export interface CommentsTable {
+  id: string;
+  project_id: string;
+  author_id: string;
+  body: string;
+  internal: Bool;
+  created_at: string;
 }

@@ -3,6 +3,7 @@ import { activityRepo } from './activity.js';
 import { customersRepo } from './customers.js';
 import { dueDigestsRepo } from './due-digests.js';
 import { apiTokensRepo } from './api-tokens.js';
+import { commentsRepo } from './comments.js';
 import { filesRepo } from './files.js';
 import { idempotencyKeysRepo } from './idempotency-keys.js';
 import type { Database } from './index.js';
@@ -105,6 +106,7 @@ function repositories({ db, dialect }: Database) {
     passwordResets: () => passwordResetsRepo(db),
     dueDigests: () => dueDigestsRepo(db),
     apiTokens: () => apiTokensRepo(db, dialect),
+    comments: () => commentsRepo(db),
   });
 }
 

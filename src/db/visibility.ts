@@ -1,5 +1,5 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
-import { type ProjectScope, type Viewer, customerSeenBy, seesEverything } from '../domain/visibility.js';
+import { INTERNAL_ROLES, type ProjectScope, type Viewer, customerSeenBy, seesEverything, seesInternal } from '../domain/visibility.js';
 import type { Tables } from './schema.js';
 
 /*
@@ -26,6 +26,21 @@ export const visibleTo =
       : eb.or([eb('projects.poc_id', '=', viewer.id), eb('projects.customer_id', '=', customerId)]);
   };
 
+/** Whether the scope misses internal notes (seesInternal): then rows marked internal are left out. */
+const missesInternal = (scope: Scope): boolean => !('all' in scope) && !seesInternal(scope);
+
+/** seesInternal as a condition on the query's `comments`: internal ones only for a scope that sees them. */
+export const internalShownTo =
+  (scope: Scope) =>
+  (eb: ExpressionBuilder<Tables, 'comments'>): Expression<SqlBool> =>
+    missesInternal(scope) ? eb('comments.internal', '=', false) : eb.lit(true);
+
+/** The same on the query's `activity_log`: the entries of internal notes only for a scope that sees them. */
+export const internalEntriesShownTo =
+  (scope: Scope) =>
+  (eb: ExpressionBuilder<Tables, 'activity_log'>): Expression<SqlBool> =>
+    missesInternal(scope) ? eb('activity_log.internal', '=', false) : eb.lit(true);
+
 /** maySeeEntry as a condition on the query's `activity_log`: the entries the scope may see. */
 export const visibleEntries =
   (scope: Scope) =>
@@ -34,6 +49,7 @@ export const visibleEntries =
       ? eb.and([
           eb('activity_log.entity_type', '=', 'project'),
           eb('activity_log.entity_id', 'in', eb.selectFrom('projects').select('projects.id').where(visibleTo(scope))),
+          internalEntriesShownTo(scope)(eb),
         ])
       : eb.lit(true);
 
@@ -52,6 +68,9 @@ export const customersClients =
   (customerId: string | null) =>
   (eb: ExpressionBuilder<Tables, 'users'>): Expression<SqlBool> =>
     eb.and([eb('users.role', '=', 'CLIENT'), eb('users.customer_id', '=', customerId)]);
+
+/** seesInternal as a condition on the query's `users`: the users who see internal notes (on the projects they may see). */
+export const seeingInternal = (eb: ExpressionBuilder<Tables, 'users'>): Expression<SqlBool> => eb('users.role', 'in', [...INTERNAL_ROLES]);
 
 /** The columns the rule reads of a project, for a query whose rows are judged in code (the realtime hub's log reads). */
 export const PROJECT_SCOPE_COLUMNS = ['projects.poc_id', 'projects.customer_id'] as const;

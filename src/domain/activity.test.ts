@@ -56,6 +56,7 @@ test('every action in the list is written by something, once', () => {
     'CUSTOMER_CREATED', // POST /api/customers
     'CUSTOMER_UPDATED', // PATCH /api/customers/:id
     ...DOCUMENT_TYPES.map(voidedAction), // POST /api/projects/:id/files/:fileId/void
+    'COMMENT_ADDED', // POST /api/projects/:id/comments
   ];
   assert.equal(new Set(written).size, written.length, 'no two writers share an action');
   assert.deepEqual([...written].sort(), [...ACTIVITY_ACTIONS].sort());

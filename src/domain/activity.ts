@@ -33,6 +33,8 @@ export const ACTIVITY_ACTIONS = [
   'PO_VOIDED',
   'CHALLAN_VOIDED',
   'INVOICE_VOIDED',
+  // interface.md, Comments: details {commentId, internal}, never the text.
+  'COMMENT_ADDED',
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 

@@ -31,6 +31,7 @@ export const FIELD_LABELS: Record<string, string> = {
   gstin: 'GSTIN',
   billingAddress: 'Billing address',
   reason: 'Reason',
+  body: 'Comment',
 };
 
 /** A field, or a job line's field by its place in `items` ("items.2.quantity" is "Line 3 quantity"). */

@@ -25,6 +25,8 @@ export const MAX_LENGTH = {
   billingAddress: 1000,
   /** Why a document was withdrawn. */
   reason: 500,
+  /** A comment's text (interface.md, Comments: 1–5,000 characters). */
+  body: 5000,
 } as const;
 export type LimitedField = keyof typeof MAX_LENGTH;
 

@@ -144,6 +144,8 @@ export interface ActivityEntry {
 /** An entry as the service writes it: one of its actions (domain/activity.ts). */
 export interface NewActivityEntry extends ActivityEntry {
   action: ActivityAction;
+  /** An internal note's entry: never shown to a CLIENT (domain/visibility.ts, maySeeEntry). */
+  internal?: boolean;
 }
 
 /*
@@ -174,6 +176,18 @@ export interface PiWithNames extends Pi {
 export interface FileUploadWithNames extends FileUpload {
   uploadedByName: string | null;
   voidedByName: string | null;
+}
+
+/** A comment on a project (interface.md, Comments), with its author's name. */
+export interface Comment {
+  id: string;
+  projectId: string;
+  authorId: string;
+  authorName: string | null;
+  body: string;
+  /** A note among the shop's people: never shown to a CLIENT. */
+  internal: boolean;
+  createdAt: string;
 }
 
 export interface ActivityEntryWithNames extends ActivityEntry {

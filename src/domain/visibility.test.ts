@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { PROJECTS, SEE_OTHER_ENTRIES, VIEWERS, VISIBILITY_CASES, viewerNames } from '../../test/helpers/visibility-cases.js';
+import { PROJECTS, SEE_INTERNAL, SEE_OTHER_ENTRIES, VIEWERS, VISIBILITY_CASES, viewerNames } from '../../test/helpers/visibility-cases.js';
 import type { User } from './model.js';
-import { type ProjectScope, type Viewer, maySeeEntry, maySeeProject, seesEverything, viewerOf } from './visibility.js';
+import { type ProjectScope, type Viewer, maySeeEntry, maySeeProject, seesEverything, seesInternal, viewerOf } from './visibility.js';
 
 // The viewers' ids are their names, customers' ids theirs; a project is its owner's id and its customer (null: gone).
 const viewer = (name: keyof typeof VIEWERS): Viewer => ({ id: name, role: VIEWERS[name].role, customerId: VIEWERS[name].customer });
@@ -25,10 +25,23 @@ describe('maySeeEntry: an activity entry', () => {
       assert.equal(maySeeEntry(viewer(c.viewer), { entityType: 'project' }, project(c.project)), c.sees);
     });
   }
+  for (const c of VISIBILITY_CASES) {
+    const sees = c.sees && SEE_INTERNAL.includes(c.viewer);
+    test(`an internal note's: as the project, never a CLIENT (${c.viewer}, ${c.project}): ${sees ? 'sees it' : 'does not'}`, () => {
+      assert.equal(maySeeEntry(viewer(c.viewer), { entityType: 'project', internal: true }, project(c.project)), sees);
+      assert.equal(maySeeEntry(viewer(c.viewer), { entityType: 'project', internal: false }, project(c.project)), c.sees);
+    });
+  }
   for (const name of viewerNames) {
     test(`about anything else: ${name} ${SEE_OTHER_ENTRIES.includes(name) ? 'sees it' : 'does not'}`, () => {
       assert.equal(maySeeEntry(viewer(name), { entityType: 'user' }, null), SEE_OTHER_ENTRIES.includes(name));
     });
+  }
+});
+
+describe('seesInternal', () => {
+  for (const name of viewerNames) {
+    test(`${name}: ${SEE_INTERNAL.includes(name)}`, () => assert.equal(seesInternal(viewer(name)), SEE_INTERNAL.includes(name)));
   }
 });
 

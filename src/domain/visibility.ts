@@ -37,6 +37,16 @@ export function maySeeProject(viewer: Viewer, project: ProjectScope | null): boo
   return customerId !== null && (project.customerId ?? null) === customerId;
 }
 
-/** May this viewer see this activity entry: one about a project, with the project; any other, only those who see everything. */
-export const maySeeEntry = (viewer: Viewer, entry: { entityType: string }, project: ProjectScope | null): boolean =>
-  entry.entityType === 'project' ? maySeeProject(viewer, project) : seesEverything(viewer);
+/**
+ * Sees what is internal (interface.md, Comments: internal notes are among the shop's people): the
+ * shop's roles, ADMIN and POC, on the projects they may see; never a CLIENT.
+ */
+export const INTERNAL_ROLES: readonly Viewer['role'][] = ['ADMIN', 'POC'];
+export const seesInternal = (viewer: Viewer): boolean => INTERNAL_ROLES.includes(viewer.role);
+
+/**
+ * May this viewer see this activity entry: an internal one only who sees internal notes; one about
+ * a project, with the project; any other, only those who see everything.
+ */
+export const maySeeEntry = (viewer: Viewer, entry: { entityType: string; internal?: boolean }, project: ProjectScope | null): boolean =>
+  (entry.internal === true && !seesInternal(viewer)) ? false : entry.entityType === 'project' ? maySeeProject(viewer, project) : seesEverything(viewer);

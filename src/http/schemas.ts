@@ -235,6 +235,16 @@ export const ActivityEntry = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 });
 
+export const Comment = Type.Object({
+  id: Type.String(),
+  projectId: Type.String(),
+  authorId: Type.String(),
+  authorName: NullableString({ description: "the author's name" }),
+  body: Type.String({ description: 'as written (surrounding whitespace trimmed); plain text, never HTML' }),
+  internal: Type.Boolean({ description: "a note among the shop's people: never shown to a CLIENT" }),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
 export const pageOf = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
   Type.Object({ items: Type.Array(item), nextCursor: NullableString() });
 
@@ -248,6 +258,7 @@ const emailPreferenceFields = {
   progress: Type.Boolean({ description: 'printing started, dispatched, delivered, cancelled' }),
   documents: Type.Boolean({ description: 'a document uploaded by someone else' }),
   dueDigest: Type.Boolean({ description: 'the morning email listing the projects overdue or due today (POC: their own; admins: all)' }),
+  comments: Type.Boolean({ description: 'a comment someone else wrote on a project one may see, with its text (internal notes: the shop only)' }),
 };
 
 /** One's own profile as the team list shows it (without the admin's active and createdAt), and the email preferences. */

@@ -4,7 +4,7 @@ import type { Store } from '../db/store.js';
 import type { Log } from '../logger.js';
 import { digestOf, digestReachOf, isEmptyDigest } from '../domain/due-digest.js';
 import type { User } from '../domain/model.js';
-import { viewerOf } from '../domain/visibility.js';
+import { seesInternal, viewerOf } from '../domain/visibility.js';
 import { dueDigestDayOf } from './outbox.js';
 import { emailRuleOf } from './rules.js';
 import { type MailEvent, dueDigestEmail, projectEmail } from './templates.js';
@@ -132,9 +132,11 @@ export class MailDispatcher {
     if (digestDay !== null) return this.#composeDueDigest(recipient, digestDay);
     if (!row.projectId) return null;
     const optouts = await this.store.emailOptouts.list(recipient.id);
+    // An internal note queued for someone who no longer sees internal notes (made a CLIENT since) is left out.
+    const seesNotes = seesInternal(viewerOf(recipient));
     const events = row.events.filter((e) => {
       const rule = emailRuleOf(e.action);
-      return rule !== null && !optouts.includes(rule.category);
+      return rule !== null && !optouts.includes(rule.category) && (seesNotes || e.details.internal !== true);
     });
     const project = await this.store.projects.findById(row.projectId);
     if (!events.length || !project) return null;

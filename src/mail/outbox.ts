@@ -15,11 +15,13 @@ export async function queueProjectEmails(
   batchSeconds: number,
   change: { actor: Actor; project: Pick<Project, 'id' | 'pocId'> & Partial<Pick<Project, 'customerId'>>; action: ActivityAction; details: Record<string, unknown>; at: string },
 ): Promise<void> {
-  const audience = audienceOf(change.action, change.actor, change.project);
+  const audience = audienceOf(change.action, change.actor, change.project, change.details);
   if (!audience) return;
   const recipients = await store.outbox.recipients({
     admins: audience.admins,
     poc: audience.poc,
+    viewers: audience.viewers,
+    shopOnly: audience.shopOnly,
     project: change.project,
     category: audience.category,
     exceptId: change.actor.id,

@@ -11,7 +11,10 @@ const poc: Actor = { id: 'poc', role: 'POC' };
 const project = { pocId: 'poc' };
 
 test('who is told of each change (issue 12, "Who gets what")', () => {
-  const table: [ActivityAction, Actor, { category: string; admins: boolean; poc: boolean } | null][] = [
+  const client: Actor = { id: 'client', role: 'CLIENT' };
+  const table: [ActivityAction, Actor, { category: string; admins: boolean; poc: boolean; viewers?: boolean; shopOnly?: boolean } | null, Record<string, unknown>?][] = [
+    ['COMMENT_ADDED', client, { category: 'comments', admins: false, poc: false, viewers: true, shopOnly: false }, { internal: false }],
+    ['COMMENT_ADDED', admin, { category: 'comments', admins: false, poc: false, viewers: true, shopOnly: true }, { internal: true }],
     ['PROJECT_CREATED', poc, { category: 'approvals', admins: true, poc: false }],
     ['PROJECT_CREATED', admin, { category: 'approvals', admins: true, poc: false }],
     ['APPROVAL_REQUESTED', poc, { category: 'approvals', admins: true, poc: false }],
@@ -36,7 +39,7 @@ test('who is told of each change (issue 12, "Who gets what")', () => {
     ['CUSTOMER_CREATED', admin, null],
     ['CUSTOMER_UPDATED', poc, null],
   ];
-  for (const [action, actor, expected] of table) assert.deepEqual(audienceOf(action, actor, project), expected, `${action} by ${actor.id}`);
+  for (const [action, actor, expected, details] of table) assert.deepEqual(audienceOf(action, actor, project, details), expected, `${action} by ${actor.id}`);
   // Every action is decided, by the table above and by EMAIL_RULES (a rule, or null for none): none is left to a default.
   assert.deepEqual([...new Set(table.map(([action]) => action))].sort(), [...ACTIVITY_ACTIONS].sort());
   assert.deepEqual(Object.keys(EMAIL_RULES).sort(), [...ACTIVITY_ACTIONS].sort());
@@ -77,6 +80,19 @@ test('one change makes a subject of its own; several are listed in one email', (
   ], 'https://shop.example');
   assert.equal(two.subject, '2 updates: Catalogue <2027>');
   assert.match(two.text, /- Dispatched \(Ben\)\.\n- Invoice uploaded by Ben: inv\.pdf/);
+});
+
+test('a comment’s text is in the email: as written in plain text, escaped in HTML', () => {
+  const to = { name: 'Asha', address: 'a@x.example' };
+  const p = { id: 'p1', name: 'Menus', status: 'APPROVED' as const, piStatus: 'PENDING' as const, approval: null };
+  const body = '<script>alert(1)</script> & see https://x.example/?a=1&b=2';
+  const mail = projectEmail(to, p, [{ action: 'COMMENT_ADDED', actorName: 'Ben', at: '', details: { commentId: 'c', internal: false, body } }], 'https://shop.example');
+  assert.equal(mail.subject, 'New comment: Menus');
+  assert.ok(mail.text.includes(`- Comment by Ben: ${body}\n`));
+  assert.ok(!mail.html.includes('<script>'));
+  assert.ok(mail.html.includes('Comment by Ben: &#60;script&#62;alert(1)&#60;/script&#62; &#38; see https://x.example/?a=1&#38;b=2'));
+  const note = projectEmail(to, p, [{ action: 'COMMENT_ADDED', actorName: 'Ben', at: '', details: { commentId: 'c', internal: true, body: 'check stock' } }], 'https://shop.example');
+  assert.match(note.text, /- Internal note by Ben: check stock\n/);
 });
 
 test('changes are listed in the order they happened, each with its note, whatever the change', () => {

@@ -10,20 +10,26 @@ import { formatMinor, isCurrencyCode } from '../domain/money.js';
  */
 
 /** The categories a user can switch off on their account page (dueDigest: the morning due-date digest, actions/due-digest.ts). */
-export const EMAIL_CATEGORIES = ['approvals', 'pi', 'progress', 'documents', 'dueDigest'] as const;
+export const EMAIL_CATEGORIES = ['approvals', 'pi', 'progress', 'documents', 'dueDigest', 'comments'] as const;
 export type EmailCategory = (typeof EMAIL_CATEGORIES)[number];
 
-/** Who hears of a change: every active ADMIN, the project's POC, or both. */
-export interface Audience {
+/** Who hears of a change: every active ADMIN, the project's POC, or both; or everyone who may see the project (`viewers`), only the shop's people among them when `shopOnly`. */
+export interface Audience extends To {
   category: EmailCategory;
+}
+
+export interface To {
   admins: boolean;
   poc: boolean;
+  viewers?: boolean;
+  /** Only those who see internal notes (domain/visibility.ts, seesInternal): an internal comment. */
+  shopOnly?: boolean;
 }
 
 export interface Rule {
   category: EmailCategory;
-  /** The audience, given whether the project's POC made the change. */
-  to: (byPoc: boolean) => { admins: boolean; poc: boolean };
+  /** The audience, given whether the project's POC made the change, and the change's details. */
+  to: (byPoc: boolean, details: Record<string, unknown>) => To;
   /**
    * The line that says what happened, with the actor's name: in the past tense only, since the
    * email may go out after later changes (its closing line says where the project stands then).
@@ -97,14 +103,21 @@ export const EMAIL_RULES: Record<ActivityAction, Rule | null> = {
   PO_VOIDED: voided('PO'),
   CHALLAN_VOIDED: voided('Challan'),
   INVOICE_VOIDED: voided('Invoice'),
+  // Everyone else who may see the project; an internal note only the shop's people. The text is the outbox's copy, never the activity entry's.
+  COMMENT_ADDED: {
+    category: 'comments',
+    to: (_byPoc, details) => ({ admins: false, poc: false, viewers: true, shopOnly: details.internal === true }),
+    label: 'New comment',
+    describe: ({ actorName, details }) => `${details.internal === true ? 'Internal note' : 'Comment'} by ${actorName}: ${String(details.body ?? '')}`,
+  },
 };
 
 /** The rule of an action as stored (an outbox row's), or null when it sends no email or is no longer written. */
 export const emailRuleOf = (action: string): Rule | null => (isActivityAction(action) ? EMAIL_RULES[action] : null);
 
 /** Who is told of this change, or null when it sends no email (e.g. an admin's PATCH correction). */
-export function audienceOf(action: ActivityAction, actor: Actor, project: Pick<Project, 'pocId'>): Audience | null {
+export function audienceOf(action: ActivityAction, actor: Actor, project: Pick<Project, 'pocId'>, details: Record<string, unknown> = {}): Audience | null {
   const rule = EMAIL_RULES[action];
   if (!rule) return null;
-  return { category: rule.category, ...rule.to(actor.id === project.pocId) };
+  return { category: rule.category, ...rule.to(actor.id === project.pocId, details) };
 }

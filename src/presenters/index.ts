@@ -4,7 +4,7 @@ import { type DuplicateOf, duplicatesOf } from '../domain/duplicates.js';
 import { isOverdue } from '../domain/due.js';
 import type { CustomerClient } from '../db/customers.js';
 import type { Customer } from '../domain/customer.js';
-import type { ActivityEntryWithNames, FileUpload, FileUploadWithNames, JobItem, Payment, ProjectWithNames, User } from '../domain/model.js';
+import type { ActivityEntryWithNames, Comment, FileUpload, FileUploadWithNames, JobItem, Payment, ProjectWithNames, User } from '../domain/model.js';
 import { balanceOf } from '../domain/pi.js';
 
 /**
@@ -158,6 +158,17 @@ export const presentActivity = (a: ActivityEntryWithNames) => ({
   entityId: a.entityId,
   details: a.details,
   createdAt: a.createdAt,
+});
+
+/** A comment (interface.md, Comments): the author's name, never more of them. */
+export const presentComment = (c: Comment) => ({
+  id: c.id,
+  projectId: c.projectId,
+  authorId: c.authorId,
+  authorName: c.authorName,
+  body: c.body,
+  internal: c.internal,
+  createdAt: c.createdAt,
 });
 
 /** GET/PATCH /api/account: one's own profile and email preferences (role and active are shown, not changed here). */

@@ -31,12 +31,20 @@ export async function createRealtime(config: Pick<Config, 'realtime'>, log: Log)
 /**
  * Specification part 6: a project changed, so project lists and dashboards refresh; in this order.
  * Call it after the change's activity entry is committed: streams read what they send from the
- * activity log (realtime/streams.ts). `ownerId` (the project's POC) and `customerId` (its customer, whose
- * CLIENTs see it) say who besides the admins may see it.
+ * activity log (realtime/streams.ts). `ownerId` (the project's POC; null: nobody, e.g. an internal note's
+ * owner who is a CLIENT) and `customerId` (its customer, whose CLIENTs see it) say who besides the admins
+ * may see it; `internal` that it concerns an internal note (Pusher's routing: never a CLIENT's channel).
  */
-export async function notifyProjectChanged(broker: RealtimeBroker, projectId: string, ownerId: string, customerId: string | null = null): Promise<void> {
-  await broker.publish({ channel: CHANNELS.PROJECTS, event: EVENTS.PROJECT_UPDATED, payload: { id: projectId }, ownerId, customerId });
-  await broker.publish({ channel: CHANNELS.DASHBOARD, event: EVENTS.STATS_UPDATED, payload: {}, ownerId, customerId });
+export async function notifyProjectChanged(
+  broker: RealtimeBroker,
+  projectId: string,
+  ownerId: string | null,
+  customerId: string | null = null,
+  options: { internal?: boolean } = {},
+): Promise<void> {
+  const internal = options.internal === true ? { internal: true } : {};
+  await broker.publish({ channel: CHANNELS.PROJECTS, event: EVENTS.PROJECT_UPDATED, payload: { id: projectId }, ownerId, customerId, ...internal });
+  await broker.publish({ channel: CHANNELS.DASHBOARD, event: EVENTS.STATS_UPDATED, payload: {}, ownerId, customerId, ...internal });
 }
 
 /** Ends the open streams of one session, or of every session of a user but one, on every instance. */

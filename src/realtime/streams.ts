@@ -2,7 +2,7 @@ import type { LoggedChange } from '../db/activity.js';
 import type { Store } from '../db/store.js';
 import type { Role } from '../domain/model.js';
 import type { Log } from '../logger.js';
-import { type Viewer, maySeeProject, seesEverything, viewerOf } from '../domain/visibility.js';
+import { type Viewer, maySeeEntry, seesEverything, viewerOf } from '../domain/visibility.js';
 import { randomBytes } from 'node:crypto';
 import { EventIds } from './event-ids.js';
 import { eventId, positionOf, replayStart, seqOfEvent } from './scope.js';
@@ -289,9 +289,9 @@ export class StreamHub {
       });
   }
 
-  /** Writes one change's events to a stream, if its user may see the project now and has not had them yet. */
+  /** Writes one change's events to a stream, if its user may see the entry now (the project; an internal note's, not a CLIENT) and has not had them yet. */
   #send(stream: OpenStream, change: LoggedChange): void {
-    if (stream.ended || !maySeeProject(stream.viewer, change.project)) return;
+    if (stream.ended || !maySeeEntry(stream.viewer, { entityType: 'project', internal: change.internal }, change.project)) return;
     const { channels } = stream.request;
     const frames = framesOf(change, stream.viewer.id, this.#ids!);
     for (const channel of [CHANNELS.PROJECTS, CHANNELS.DASHBOARD] as const) {

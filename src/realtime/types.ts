@@ -21,6 +21,8 @@ export interface Notification {
   ownerId?: string | null;
   /** The project's customer: its CLIENTs may receive it too (Pusher's private channel of that customer); never sent to a viewer. */
   customerId?: string | null;
+  /** About an internal note: only for the shop's people (Pusher: never a public channel); never sent to a viewer. */
+  internal?: boolean;
 }
 
 /** A change to who may hold a stream or see what, for the streams of every instance. */

@@ -50,6 +50,9 @@ export const SEES: Record<ViewerName, ProjectName[]> = {
   acmePoc: [],
 };
 
+/** Who sees internal notes (interface.md, Comments: the shop's people, never a CLIENT), on the projects they see. */
+export const SEE_INTERNAL: ViewerName[] = ['admin', 'poc', 'otherPoc'];
+
 /** Who sees activity entries about anything but a project. */
 export const SEE_OTHER_ENTRIES: ViewerName[] = ['admin'];
 

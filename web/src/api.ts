@@ -2,7 +2,7 @@
 import type { DocumentType, ProjectStatus, Role } from '../../src/domain/model';
 import type { ProjectAction } from '../../src/domain/project-lifecycle';
 import type { EmailCategory } from '../../src/mail/rules';
-import type { presentAccount, presentActivity, presentFiles, presentPayment, presentProject, presentSessionUser, presentTeamMember } from '../../src/presenters';
+import type { presentAccount, presentActivity, presentComment, presentFiles, presentPayment, presentProject, presentSessionUser, presentTeamMember } from '../../src/presenters';
 
 // The enumerations and action names are the service's own, so a new status or type reaches the app by itself.
 export { DOCUMENT_TYPES, PROJECT_STATUSES, ROLES } from '../../src/domain/model';
@@ -15,6 +15,7 @@ export type Project = ReturnType<typeof presentProject>;
 export type FileUpload = ReturnType<typeof presentFiles>[number];
 export type Payment = ReturnType<typeof presentPayment>;
 export type ActivityEntry = ReturnType<typeof presentActivity>;
+export type Comment = ReturnType<typeof presentComment>;
 export type TeamMember = ReturnType<typeof presentTeamMember>;
 export type Account = ReturnType<typeof presentAccount>;
 export type EmailPreferences = Record<EmailCategory, boolean>;
@@ -141,6 +142,8 @@ export const api = {
 
   projects: (filter: ProjectFilter) => request<Page<Project>>('GET', `/api/projects${query({ ...filter })}`),
   project: (id: string) => request<ProjectDetail>('GET', `/api/projects/${encodeURIComponent(id)}`),
+  comments: (id: string, cursor?: string) => request<Page<Comment>>('GET', `/api/projects/${encodeURIComponent(id)}/comments${query({ limit: 200, cursor })}`),
+  addComment: (id: string, body: { body: string; internal: boolean }) => request<Comment>('POST', `/api/projects/${encodeURIComponent(id)}/comments`, body),
   createProject: (body: { name: string; description?: string; pocId?: string }) => request<Project>('POST', '/api/projects', body),
   editDetails: (id: string, body: { name?: string; description?: string | null }) => request<Project>('PATCH', `/api/projects/${encodeURIComponent(id)}/details`, body),
   /** The PI with its figures: the amount in minor units of the currency. */

@@ -88,6 +88,7 @@ const ACTIVITY_LABELS: Record<ActivityAction, string> = {
   PO_VOIDED: 'withdrew a PO',
   CHALLAN_VOIDED: 'withdrew a challan',
   INVOICE_VOIDED: 'withdrew an invoice',
+  COMMENT_ADDED: 'commented',
 };
 
 /**

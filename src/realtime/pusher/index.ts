@@ -89,8 +89,9 @@ export const adminChannel = (channel: string) => `private-${channel}`;
 export function pusherChannelsFor(n: Notification, publicChannels: boolean): string[] {
   const channels = [adminChannel(n.channel)];
   if (n.ownerId) channels.push(userChannel(n.ownerId));
-  if (n.customerId) channels.push(customerChannel(n.customerId));
-  if (publicChannels) channels.push(n.channel);
+  // An internal note's notifications never go where a CLIENT, or anyone holding the app key, could read them.
+  if (n.customerId && !n.internal) channels.push(customerChannel(n.customerId));
+  if (publicChannels && !n.internal) channels.push(n.channel);
   return channels;
 }
 

@@ -16,6 +16,7 @@ const CATEGORY_LABELS: Record<EmailCategory, { label: string; hint: string }> = 
   progress: { label: 'Progress', hint: 'Printing started, dispatched, delivered or cancelled.' },
   documents: { label: 'Documents', hint: 'A PO, challan or invoice uploaded by someone else.' },
   dueDigest: { label: 'Morning due-date digest', hint: 'Each morning, the projects overdue or due that day (POCs: your own; admins: all).' },
+  comments: { label: 'Comments', hint: 'A comment someone else wrote on a project you can see, with its text.' },
 };
 
 /** My account: name and phone, the emails I get, and my password. Every role. */

@@ -9,6 +9,7 @@ import { decideVoid } from '../../../src/domain/void-policy';
 import { ACTION_LABELS, DOCUMENT_AS, DOCUMENT_LABELS, PI_LABELS, STAGE_LABELS, formatBytes, formatDateTime, personName, stageOf, uploadBlocker } from '../format';
 import { Thumbnail } from '../preview';
 import { useSession, useUser } from '../session';
+import { Comments } from './Comments';
 
 /** One project: its state, what the user may do now, its documents, an upload area and its activity. */
 export function ProjectPage({ id }: { id: string }) {
@@ -53,6 +54,7 @@ function ProjectView({ project: p }: { project: ProjectDetail }) {
           <UploadArea project={p} replacing={replacing} />
         </div>
       </div>
+      <Comments project={p} />
       <ProjectActivity id={p.id} />
     </>
   );
