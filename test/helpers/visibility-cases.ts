@@ -51,7 +51,7 @@ export const SEES: Record<ViewerName, ProjectName[]> = {
 };
 
 /** Who sees internal notes (interface.md, Comments: the shop's people, never a CLIENT), on the projects they see. */
-export const SEE_INTERNAL: ViewerName[] = ['admin', 'poc', 'otherPoc'];
+export const SEE_INTERNAL: ViewerName[] = ['admin', 'poc', 'otherPoc', 'acmePoc'];
 
 /** Who sees activity entries about anything but a project. */
 export const SEE_OTHER_ENTRIES: ViewerName[] = ['admin'];
