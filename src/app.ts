@@ -28,6 +28,7 @@ import { resumableRoutes } from './http/routes/resumable.js';
 import { teamRoutes } from './http/routes/team.js';
 import { uploadRoutes } from './http/routes/upload.js';
 import { webRoutes } from './http/routes/web.js';
+import { webhookRoutes } from './http/routes/webhooks.js';
 import { ErrorBody } from './http/schemas.js';
 import { sessionHooks } from './http/session.js';
 import type { StreamHub } from './realtime/streams.js';
@@ -150,7 +151,7 @@ export async function buildApp(deps: Deps, options: { streams: StreamHub; webRoo
     const guarded = [route.onRequest ?? []].flat().some((hook) => hook === context.hooks.requireSession || hook === context.hooks.requireAdmin);
     if (!guarded && route.schema && route.schema.security === undefined) route.schema.security = [];
   });
-  for (const routes of [authRoutes, accountRoutes, teamRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes]) {
+  for (const routes of [authRoutes, accountRoutes, teamRoutes, uploadRoutes, projectRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes, webhookRoutes]) {
     await app.register(routes, context);
   }
   await app.register(webRoutes(options.webRoot));

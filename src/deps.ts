@@ -7,6 +7,7 @@ import type { Metrics } from './metrics.js';
 import type { MailDispatcher } from './mail/dispatcher.js';
 import type { RealtimeBroker } from './realtime/index.js';
 import type { FileStorage } from './storage/index.js';
+import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** Everything an action needs from the outside world; built once by startService (service.ts), for main.ts and the tests. */
 export interface Deps {
@@ -24,6 +25,8 @@ export interface Deps {
   metrics?: Metrics;
   /** The outbox's dispatcher and, as `mail.transport`, the email transport. */
   mail: MailDispatcher;
+  /** The webhook outbox's dispatcher. */
+  webhooks: WebhookDispatcher;
   /** What time it is for the rules that depend on the date (due dates, overdue); tests set their own. */
   clock: Clock;
 }

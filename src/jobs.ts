@@ -29,6 +29,9 @@ export interface JobParts {
 /** Sent and dropped emails stay this long in the outbox (failed ones stay for inspection). */
 const SENT_MAIL_KEPT_MS = 30 * 24 * 3_600_000;
 
+/** Delivered webhooks stay this long in the delivery log (failed ones stay until retried or their endpoint is deleted). */
+const DELIVERED_WEBHOOKS_KEPT_MS = 30 * 24 * 3_600_000;
+
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
@@ -42,6 +45,7 @@ export function serviceJobs(deps: Deps, parts: JobParts): Job[] {
   return [
     ...reconciliation(deps, parts.onReconciled),
     { name: 'mail dispatch', everyMs: config.mail.pollMs, atStart: true, run: (signal) => deps.mail.round(signal) },
+    { name: 'webhook dispatch', everyMs: config.webhooks.pollMs, atStart: true, run: (signal) => deps.webhooks.round(signal) },
     { name: 'realtime session sweep', everyMs: config.realtimeStreams.sweepMs, atStart: false, run: () => parts.streams.sweep() },
     prune('session pruning', (now) => store.sessions.deleteExpired(iso(now))),
     prune('reset-link pruning', (now) => store.passwordResets.deleteExpired(iso(now))),
@@ -50,6 +54,7 @@ export function serviceJobs(deps: Deps, parts: JobParts): Job[] {
     prune('idempotency-key expiry', (now) => store.idempotencyKeys.deleteExpired(iso(now - IDEMPOTENCY_TTL_MS))),
     prune('outbox pruning', (now) => store.outbox.deleteFinished(iso(now - SENT_MAIL_KEPT_MS))),
     prune('resumable upload expiry', resumableExpiry(deps)),
+    prune('webhook delivery pruning', (now) => store.webhookDeliveries.deleteDelivered(iso(now - DELIVERED_WEBHOOKS_KEPT_MS))),
   ];
 }
 

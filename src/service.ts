@@ -15,6 +15,7 @@ import { createRealtime } from './realtime/index.js';
 import { StreamHub } from './realtime/streams.js';
 import { createStorage } from './storage/index.js';
 import type { ReconcileReport } from './storage/reconcile.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** Opens the database (migrated), storage and realtime; makes sure the start-up admin exists. Every part logs through `log`. */
 export async function openDeps(config: Config, log: Log): Promise<Deps> {
@@ -33,7 +34,9 @@ export async function openDeps(config: Config, log: Log): Promise<Deps> {
     // prom-client is loaded only when /metrics is on (as the drivers are: less to load and to keep in memory).
     const metrics = config.metricsToken ? new (await import('./metrics.js')).Metrics(database) : undefined;
     metrics?.watchMailBacklog(() => mail.backlog());
-    const deps: Deps = { config, log, database, store, storage, realtime, mail, metrics, clock: systemClock };
+    metrics?.watchWebhooks(() => store.webhookDeliveries.stats());
+    const webhooks = new WebhookDispatcher(store, config, log.child({ component: 'webhooks' }));
+    const deps: Deps = { config, log, database, store, storage, realtime, mail, webhooks, metrics, clock: systemClock };
     if (config.admin) await ensureAdmin(deps, config.admin);
     return deps;
   } catch (err) {

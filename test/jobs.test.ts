@@ -33,6 +33,7 @@ describe('periodic jobs of a running service', () => {
       [
         ['storage reconciliation', 3_600_000],
         ['mail dispatch', 100],
+        ['webhook dispatch', 1000],
         ['realtime session sweep', 150],
         ['session pruning', 150],
         ['reset-link pruning', 150],
@@ -41,6 +42,7 @@ describe('periodic jobs of a running service', () => {
         ['idempotency-key expiry', 150],
         ['outbox pruning', 150],
         ['resumable upload expiry', 150],
+        ['webhook delivery pruning', 150],
       ],
     );
     await eventuallyPasses(() => {

@@ -16,6 +16,7 @@ import { eventLogIndex } from './migrations/009_event_log_index.js';
 import { loginAttempts } from './migrations/010_login_attempts.js';
 import { serverSecrets } from './migrations/011_server_secrets.js';
 import { job } from './migrations/013_job.js';
+import { webhooks } from './migrations/020_webhooks.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -144,6 +145,7 @@ const migrations = (dialect: Dialect) => ({
   '010_login_attempts': loginAttempts(dialect),
   '011_server_secrets': serverSecrets(),
   '013_job': job(),
+  '020_webhooks': webhooks(dialect),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));

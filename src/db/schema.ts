@@ -18,6 +18,8 @@ export interface Tables {
   idempotency_keys: IdempotencyKeysTable;
   resumable_uploads: ResumableUploadsTable;
   upload_locks: UploadLocksTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 /** SQLite answers 0/1 and PostgreSQL true/false; the data layer maps both to boolean. */
@@ -206,4 +208,41 @@ export interface UploadLocksTable {
   expires_at: number;
   /** 1 once a newer request asked the holder to let go. */
   release_requested: number;
+}
+
+/** An endpoint an admin registered (migration 020): see webhooks/. */
+export interface WebhooksTable {
+  id: string;
+  url: string;
+  /** JSON array of event types, or ["*"] */
+  events: ColumnType<unknown, string, string>;
+  description: string | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  active: Bool;
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One event to deliver to one endpoint (migration 020): the durable outbox of webhooks/outbox.ts. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  /** JSON: the event's data as the change saw it */
+  payload: ColumnType<unknown, string, string>;
+  /** pending, delivered, failed */
+  status: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: string;
+  /** A dispatcher's claim: others leave the row (and its endpoint's later rows) alone until then. */
+  locked_until: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  response_excerpt: string | null;
+  created_at: string;
+  delivered_at: string | null;
 }

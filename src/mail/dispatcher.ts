@@ -3,8 +3,11 @@ import type { ClaimedMail } from '../db/mail.js';
 import type { Store } from '../db/store.js';
 import type { Log } from '../logger.js';
 import { emailRuleOf } from './rules.js';
-import { type MailEvent, projectEmail } from './templates.js';
+import { type MailEvent, projectEmail, webhookDeactivatedEmail } from './templates.js';
 import type { MailTransport, OutgoingMail, SentMail } from './types.js';
+
+/** The outbox event of an email telling the admins a webhook was switched off. */
+export const WEBHOOK_DEACTIVATED = 'WEBHOOK_DEACTIVATED';
 
 /** Rows claimed per round; each is sent within SEND_TIMEOUT_MS, so a round ends well inside the lease. */
 const CLAIM_LIMIT = 10;
@@ -121,7 +124,8 @@ export class MailDispatcher {
    */
   async #compose(row: ClaimedMail): Promise<OutgoingMail | null> {
     const recipient = await this.store.users.findById(row.recipientId);
-    if (!recipient?.active || !row.projectId) return null;
+    if (!recipient?.active) return null;
+    if (!row.projectId) return this.#composeNotice({ name: recipient.name, address: recipient.email }, row, recipient.role);
     const optouts = await this.store.emailOptouts.list(recipient.id);
     const events = row.events.filter((e) => {
       const rule = emailRuleOf(e.action);
@@ -133,5 +137,13 @@ export class MailDispatcher {
     for (const id of new Set(events.map((e) => e.actorId))) names.set(id, (await this.store.users.findById(id))?.name ?? 'someone');
     const listed: MailEvent[] = events.map((e) => ({ action: e.action, actorName: names.get(e.actorId)!, at: e.at, details: e.details }));
     return projectEmail({ name: recipient.name, address: recipient.email }, project, listed, this.config.publicUrl);
+  }
+
+  /** An email about no project: a webhook switched off (webhooks/dispatcher.ts), for admins only. */
+  #composeNotice(to: OutgoingMail['to'], row: ClaimedMail, role: string): OutgoingMail | null {
+    const event = row.events[0];
+    if (event?.action !== WEBHOOK_DEACTIVATED || role !== 'ADMIN') return null;
+    const { url, failingSince, lastError } = event.details as { url: string; failingSince: string; lastError: string | null };
+    return webhookDeactivatedEmail(to, { url, failingSince, lastError }, this.config.publicUrl);
   }
 }
