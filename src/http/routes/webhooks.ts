@@ -92,7 +92,7 @@ export async function webhookRoutes(app: App, { deps, hooks }: RouteContext) {
 
   app.delete(
     '/api/webhooks/:id',
-    { onRequest: hooks.requireSession, schema: { tags: ['webhooks'], summary: 'Remove an endpoint and its delivery log (ADMIN)', params: IdParams, response: { 204: Type.Null(), 401: errorRef, 403: errorRef, 404: errorRef } } },
+    { onRequest: hooks.requireSession, schema: { tags: ['webhooks'], summary: 'Remove an endpoint and its delivery log (ADMIN)', params: IdParams, response: { 204: Type.Unknown({ description: 'no body' }), 401: errorRef, 403: errorRef, 404: errorRef } } },
     async (req, reply) => {
       await deleteWebhook(deps, actorOf(req), req.params.id);
       return reply.code(204).send();
