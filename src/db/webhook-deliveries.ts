@@ -14,6 +14,7 @@ const toDelivery = (r: Selectable<WebhookDeliveriesTable>): WebhookDelivery => (
   status: r.status as DeliveryStatus,
   attempts: Number(r.attempts),
   nextAttemptAt: r.next_attempt_at,
+  lockedUntil: r.locked_until,
   lastStatusCode: r.last_status_code === null ? null : Number(r.last_status_code),
   lastError: r.last_error,
   responseExcerpt: r.response_excerpt,
@@ -102,21 +103,23 @@ export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
       return rows.map(toDelivery);
     },
 
-    async delivered(id: string, now: string, outcome: AttemptOutcome): Promise<void> {
+    /** The attempt under `lease` succeeded (nothing is written when the claim was lost meanwhile: lapsed, or a manual retry). */
+    async delivered(id: string, lease: string, now: string, outcome: AttemptOutcome): Promise<void> {
       await db
         .updateTable('webhook_deliveries')
         .set({ status: 'delivered', delivered_at: now, locked_until: null, last_status_code: outcome.statusCode, last_error: null, response_excerpt: outcome.excerpt })
         .where('id', '=', id)
+        .where('locked_until', '=', lease)
         .execute();
     },
 
-    /** A failed attempt: released, due again at `nextAttemptAt`. */
-    async retryAt(id: string, nextAttemptAt: string, outcome: AttemptOutcome): Promise<void> {
+    /** A failed attempt under `lease`: released, due again at `nextAttemptAt`. */
+    async retryAt(id: string, lease: string, nextAttemptAt: string, outcome: AttemptOutcome): Promise<void> {
       await db
         .updateTable('webhook_deliveries')
         .set({ next_attempt_at: nextAttemptAt, locked_until: null, last_status_code: outcome.statusCode, last_error: outcome.error, response_excerpt: outcome.excerpt })
         .where('id', '=', id)
-        .where('status', '=', 'pending')
+        .where('locked_until', '=', lease)
         .execute();
     },
 
@@ -143,11 +146,11 @@ export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
       return row && toDelivery(row);
     },
 
-    /** A manual retry: the delivery is pending again, due now, its lease dropped (an attempt in flight finishes on its own). */
+    /** A manual retry: the delivery is pending again, due now, its lease dropped (an attempt in flight then records nothing). */
     async retryNow(webhookId: string, id: string, now: string): Promise<WebhookDelivery | undefined> {
       const row = await db
         .updateTable('webhook_deliveries')
-        .set({ status: 'pending', next_attempt_at: now, delivered_at: null })
+        .set({ status: 'pending', next_attempt_at: now, delivered_at: null, locked_until: null })
         .where('webhook_id', '=', webhookId)
         .where('id', '=', id)
         .returningAll()

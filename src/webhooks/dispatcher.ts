@@ -82,7 +82,7 @@ export class WebhookDispatcher {
     const outcome = await postWebhook(webhook.url, headers, body, { timeoutMs, allowPrivate: allowPrivateTargets });
     const now = new Date().toISOString();
     if (outcome.ok) {
-      await this.store.webhookDeliveries.delivered(d.id, now, outcome);
+      await this.store.webhookDeliveries.delivered(d.id, d.lockedUntil!, now, outcome);
       await this.store.webhooks.healthy(webhook.id);
       this.log.info({ webhookId: webhook.id, deliveryId: d.id, event: d.eventType, status: outcome.statusCode }, 'webhook delivered');
       return;
@@ -95,7 +95,7 @@ export class WebhookDispatcher {
     if (failedTooLong(failingSince, now, this.config.webhooks.deactivateAfterMs)) {
       const switchedOff = await this.store.transaction(async (store) => {
         if (!(await store.webhooks.deactivate(d.webhookId, now))) return false;
-        await store.webhookDeliveries.retryAt(d.id, now, outcome);
+        await store.webhookDeliveries.retryAt(d.id, d.lockedUntil!, now, outcome);
         await store.webhookDeliveries.failPending(d.webhookId, `the endpoint was switched off after failing since ${failingSince}`);
         const details = { webhookId: d.webhookId, url, failingSince, lastError: outcome.error };
         await store.outbox.queueToAdmins({ action: WEBHOOK_DEACTIVATED, actorId: 'system', at: now, details }, now, newId);
@@ -107,7 +107,7 @@ export class WebhookDispatcher {
       }
     }
     const next = new Date(Date.parse(now) + webhookBackoffMs(d.attempts, this.config.webhooks.retry)).toISOString();
-    await this.store.webhookDeliveries.retryAt(d.id, next, outcome);
+    await this.store.webhookDeliveries.retryAt(d.id, d.lockedUntil!, next, outcome);
     this.log.warn({ webhookId: d.webhookId, deliveryId: d.id, event: d.eventType, attempts: d.attempts, retryAt: next, err: outcome.error }, 'webhook not delivered; it will be retried');
   }
 }
