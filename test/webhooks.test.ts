@@ -343,7 +343,7 @@ describe('an endpoint failing too long', () => {
       assert.ok(d.responseExcerpt.length <= 1025, 'the answer’s excerpt is bounded');
       const emails = await svc3.deps.database.db.selectFrom('outbox').selectAll().where('recipient_id', '=', a.user.id).execute();
       assert.equal(emails.length, 1);
-      assert.match(String(emails[0]!.events), /WEBHOOK_DEACTIVATED/);
+      assert.match(JSON.stringify(emails[0]!.events), /WEBHOOK_DEACTIVATED/);
       const tried = r.received.length;
       await new Promise((res) => setTimeout(res, 200));
       assert.equal(r.received.length, tried, 'no more attempts once switched off');
