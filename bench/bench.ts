@@ -24,6 +24,7 @@ import { testConfig } from '../test/helpers/service.js';
 import { type HttpResult, contentBlock, jsonRequest, request, sessionCookie, streamUpload } from './http.js';
 import { KiB, MiB, fmtBytes, fmtMs, percentile, printTable, runLoad } from './load.js';
 import { previews } from './previews.js';
+import { webhookPhase } from './webhooks.js';
 import { type BenchContext, cpuMsOf, type Phase, type Probed, type ReportRow, fmtProbe, fmtRatio, median, probeHealth, startReference } from './phase.js';
 
 const GiB = 1024 * MiB;
@@ -52,6 +53,7 @@ const PHASES: Phase[] = [
   { name: 'team list', run: teamList },
   { name: 'logins', run: logins },
   { name: 'previews', run: previews },
+  { name: 'webhooks', run: webhookPhase },
 ];
 
 let cleanup: () => Promise<void> = async () => {};
@@ -71,6 +73,9 @@ async function main(): Promise<void> {
       SHUTDOWN_GRACE_MS: '5000',
       LOGIN_MAX_FAILURES_PER_ADDRESS: '1000',
       METRICS_TOKEN: METRICS_TOKEN,
+      // The webhooks phase's receivers run on this machine.
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_POLL_MS: '100',
     },
   });
   const { config } = made;

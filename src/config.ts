@@ -55,6 +55,23 @@ export interface Config {
    * for every DUE_DIGEST_CHECK_MS; null when DUE_DIGEST_HOUR=off (no digest on this instance).
    */
   dueDigest: { hour: number; checkMs: number } | null;
+  webhooks: WebhookConfig;
+}
+
+/** Webhooks (interface.md, additions of 2026-11-24): the dispatcher's pace and the SSRF rule. */
+export interface WebhookConfig {
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: let endpoints be on loopback, private or link-local addresses (a closed network, tests). */
+  allowPrivateTargets: boolean;
+  /** How often each instance's dispatcher looks for due deliveries when idle. */
+  pollMs: number;
+  /** One attempt's bound: the lookup, the connection and the answer. */
+  timeoutMs: number;
+  /** After a failed attempt: wait baseMs, doubling per attempt up to maxMs (±20 %). */
+  retry: { baseMs: number; maxMs: number };
+  /** An endpoint failing this long is switched off and the admins emailed. */
+  deactivateAfterMs: number;
+  /** Deliveries in flight at once per instance (one per endpoint at most). */
+  concurrency: number;
 }
 
 /** Email (issue 12): the transport, the outbox dispatcher's pace, and password-reset links. */
@@ -198,6 +215,17 @@ export function loadConfig(env: Env = process.env): Config {
       maxWaiting: integer(env, 'PREVIEW_MAX_WAITING', 100, 0, 100_000),
     },
     dueDigest: parseDueDigest(env),
+    webhooks: {
+      allowPrivateTargets: flag(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+      pollMs: integer(env, 'WEBHOOK_POLL_MS', 1000, 20, 3_600_000),
+      timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+      retry: {
+        baseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
+        maxMs: integer(env, 'WEBHOOK_RETRY_MAX_MS', 3_600_000, 10, 24 * 3_600_000),
+      },
+      deactivateAfterMs: integer(env, 'WEBHOOK_DEACTIVATE_AFTER_SECONDS', 24 * 3600, 1, 30 * 24 * 3600) * 1000,
+      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 16, 1, 1000),
+    },
   };
 }
 

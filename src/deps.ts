@@ -8,6 +8,7 @@ import type { MailDispatcher } from './mail/dispatcher.js';
 import type { RealtimeBroker } from './realtime/index.js';
 import type { Previews } from './previews/index.js';
 import type { FileStorage } from './storage/index.js';
+import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** Everything an action needs from the outside world; built once by startService (service.ts), for main.ts and the tests. */
 export interface Deps {
@@ -25,6 +26,8 @@ export interface Deps {
   metrics?: Metrics;
   /** The outbox's dispatcher and, as `mail.transport`, the email transport. */
   mail: MailDispatcher;
+  /** The webhook outbox's dispatcher. */
+  webhooks: WebhookDispatcher;
   /** What time it is for the rules that depend on the date (due dates, overdue); tests set their own. */
   clock: Clock;
   /** Document previews: the disk cache and the rendering processes (started on the first preview asked for). */

@@ -32,6 +32,9 @@ const SENT_MAIL_KEPT_MS = 30 * 24 * 3_600_000;
 /** Due-date digest claims stay this long (only today's are read: by the wall clock, a claim a week old is never today's). */
 const DIGEST_CLAIMS_KEPT_MS = 7 * 24 * 3_600_000;
 
+/** Delivered webhooks stay this long in the delivery log (failed ones stay until retried or their endpoint is deleted). */
+const DELIVERED_WEBHOOKS_KEPT_MS = 30 * 24 * 3_600_000;
+
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
@@ -46,6 +49,7 @@ export function serviceJobs(deps: Deps, parts: JobParts): Job[] {
     ...reconciliation(deps, parts.onReconciled),
     { name: 'mail dispatch', everyMs: config.mail.pollMs, atStart: true, run: (signal) => deps.mail.round(signal) },
     ...(config.dueDigest ? [{ name: 'due-date digest', everyMs: config.dueDigest.checkMs, atStart: true, run: (signal: AbortSignal) => queueDueDigests(deps, signal) }] : []),
+    { name: 'webhook dispatch', everyMs: config.webhooks.pollMs, atStart: true, run: (signal) => deps.webhooks.round(signal) },
     { name: 'realtime session sweep', everyMs: config.realtimeStreams.sweepMs, atStart: false, run: () => parts.streams.sweep() },
     prune('session pruning', (now) => store.sessions.deleteExpired(iso(now))),
     prune('reset-link pruning', (now) => store.passwordResets.deleteExpired(iso(now))),
@@ -55,6 +59,7 @@ export function serviceJobs(deps: Deps, parts: JobParts): Job[] {
     prune('outbox pruning', (now) => store.outbox.deleteFinished(iso(now - SENT_MAIL_KEPT_MS))),
     prune('resumable upload expiry', resumableExpiry(deps)),
     prune('due-digest claim pruning', (now) => store.dueDigests.deleteClaimedBefore(iso(now - DIGEST_CLAIMS_KEPT_MS))),
+    prune('webhook delivery pruning', (now) => store.webhookDeliveries.deleteDelivered(iso(now - DELIVERED_WEBHOOKS_KEPT_MS))),
   ];
 }
 

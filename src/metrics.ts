@@ -92,6 +92,33 @@ export class Metrics {
     });
   }
 
+  /** The webhook outbox: deliveries by endpoint and status, and how long the oldest pending one has waited. */
+  watchWebhooks(stats: () => Promise<{ counts: { webhookId: string; status: string; n: number }[]; oldestPendingAt: string | null }>): void {
+    let latest: ReturnType<typeof stats> | undefined;
+    // Both gauges read one query per scrape.
+    const read = () => (latest ??= stats().finally(() => setImmediate(() => (latest = undefined))));
+    new client.Gauge({
+      name: 'webhook_deliveries',
+      help: 'Webhook deliveries in the outbox and its log, by endpoint (webhook id) and status (pending, delivered, failed)',
+      labelNames: ['webhook', 'status'] as const,
+      registers: [this.registry],
+      async collect() {
+        const { counts } = await read();
+        this.reset();
+        for (const c of counts) this.set({ webhook: c.webhookId, status: c.status }, c.n);
+      },
+    });
+    new client.Gauge({
+      name: 'webhook_outbox_oldest_pending_seconds',
+      help: 'How long the oldest pending webhook delivery has waited (0 when none is pending)',
+      registers: [this.registry],
+      async collect() {
+        const { oldestPendingAt } = await read();
+        this.set(oldestPendingAt ? Math.max(0, (Date.now() - Date.parse(oldestPendingAt)) / 1000) : 0);
+      },
+    });
+  }
+
   /** The text a scrape gets. */
   async scrape(): Promise<string> {
     for (const f of this.#beforeScrape) f();

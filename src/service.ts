@@ -16,6 +16,7 @@ import { StreamHub } from './realtime/streams.js';
 import { Previews } from './previews/index.js';
 import { createStorage } from './storage/index.js';
 import type { ReconcileReport } from './storage/reconcile.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** Opens the database (migrated), storage and realtime; makes sure the start-up admin exists. Every part logs through `log`. */
 export async function openDeps(config: Config, log: Log): Promise<Deps> {
@@ -35,7 +36,9 @@ export async function openDeps(config: Config, log: Log): Promise<Deps> {
     const metrics = config.metricsToken ? new (await import('./metrics.js')).Metrics(database) : undefined;
     metrics?.watchMailBacklog(() => mail.backlog());
     const previews = new Previews(config, log);
-    const deps: Deps = { config, log, database, store, storage, realtime, mail, metrics, clock: systemClock, previews };
+    metrics?.watchWebhooks(() => store.webhookDeliveries.stats());
+    const webhooks = new WebhookDispatcher(store, config, log.child({ component: 'webhooks' }));
+    const deps: Deps = { config, log, database, store, storage, realtime, mail, webhooks, metrics, clock: systemClock, previews };
     if (config.admin) await ensureAdmin(deps, config.admin);
     return deps;
   } catch (err) {

@@ -34,6 +34,7 @@ describe('periodic jobs of a running service', () => {
         ['storage reconciliation', 3_600_000],
         ['mail dispatch', 100],
         ['due-date digest', 150],
+        ['webhook dispatch', 1000],
         ['realtime session sweep', 150],
         ['session pruning', 150],
         ['reset-link pruning', 150],
@@ -43,6 +44,7 @@ describe('periodic jobs of a running service', () => {
         ['outbox pruning', 150],
         ['resumable upload expiry', 150],
         ['due-digest claim pruning', 150],
+        ['webhook delivery pruning', 150],
       ],
     );
     await eventuallyPasses(() => {

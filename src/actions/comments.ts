@@ -8,6 +8,7 @@ import { AppError, errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { queueProjectEmails } from '../mail/outbox.js';
 import { notifyProjectChanged } from '../realtime/index.js';
+import { presentComment } from '../presenters/index.js';
 import { recordProjectActivity } from './record-activity.js';
 
 /** GET /api/projects/:id/comments: the thread, oldest first; internal notes only for who sees them (the SQL twin); 404 for who may not see the project. */
@@ -38,7 +39,10 @@ export async function addComment(
     if (body instanceof AppError) throw body;
     const comment: Comment = { id: newId(), projectId, authorId: actor.id, authorName: actor.name, body, internal, createdAt: now };
     await store.comments.insert(comment);
-    await recordProjectActivity(store, actor, projectId, 'COMMENT_ADDED', { commentId: comment.id, internal }, now, internal);
+    await recordProjectActivity(store, actor, projectId, 'COMMENT_ADDED', { commentId: comment.id, internal }, now, {
+      internal,
+      concerned: { data: { comment: presentComment(comment) } },
+    });
     await queueProjectEmails(store, deps.config.mail.batchSeconds, { actor, project: project!, action: 'COMMENT_ADDED', details: { commentId: comment.id, internal, body }, at: now });
     // Pusher's owner channel carries an internal note's notifications only when the owner sees internal notes (not a CLIENT).
     const owner = internal ? await store.users.findById(project!.pocId) : undefined;

@@ -6,6 +6,7 @@ import { AppError, errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { queueProjectEmails } from '../mail/outbox.js';
 import { announce } from './projects.js';
+import { presentPayment } from '../presenters/index.js';
 import { recordProjectActivity } from './record-activity.js';
 
 /** Who may record a payment: an ADMIN; anyone else who may see the project 403, who may not 404. */
@@ -42,7 +43,7 @@ export async function recordPayment(deps: Pick<Deps, 'store' | 'realtime' | 'con
     const payment: Payment = { id: newId(), projectId, ...draft, currency, recordedById: actor.id, createdAt: now };
     await store.payments.insert(payment);
     const details = { paymentId: payment.id, amount: payment.amount, currency, receivedOn: payment.receivedOn };
-    await recordProjectActivity(store, actor, projectId, 'PAYMENT_RECORDED', details, now);
+    await recordProjectActivity(store, actor, projectId, 'PAYMENT_RECORDED', details, now, { concerned: { data: { payment: presentPayment(payment) } } });
     await queueProjectEmails(store, deps.config.mail.batchSeconds, { actor, project: current!, action: 'PAYMENT_RECORDED', details, at: now });
     return { payment, project: current! };
   });

@@ -2,6 +2,7 @@ import type { ActivityAction } from '../domain/activity.js';
 import type { Actor } from '../domain/model.js';
 import type { Store } from '../db/store.js';
 import { newId } from '../ids.js';
+import { type Concerned, queueWebhookEvent } from '../webhooks/outbox.js';
 
 /** Writes one activity-log entry about something other than a project (a customer): no realtime event reads it. */
 export async function recordActivity(
@@ -15,7 +16,12 @@ export async function recordActivity(
   return store.activity.insert({ id: newId(), userId: actor.id, action, entityType: entity.type, entityId: entity.id, details, createdAt: now });
 }
 
-/** Writes one activity-log entry about a project; returns its position in the event log (realtime/streams.ts reads it). */
+/**
+ * Writes one activity-log entry about a project, and the webhook deliveries its event calls for
+ * (domain/webhooks.ts, WEBHOOK_EVENT_OF) in the same transaction; returns its position in the
+ * event log (realtime/streams.ts reads it). `concerned` names the document (or gives the comment,
+ * the payment) the event carries besides the project.
+ */
 export async function recordProjectActivity(
   store: Store,
   actor: Actor,
@@ -23,8 +29,10 @@ export async function recordProjectActivity(
   action: ActivityAction,
   details: Record<string, unknown>,
   now: string,
-  /** An internal note's entry: never shown to a CLIENT. */
-  internal = false,
+  /** An internal note's entry (never shown to a CLIENT); what the webhook event carries besides the project. */
+  extra: { internal?: boolean; concerned?: Concerned } = {},
 ): Promise<number> {
-  return store.activity.insert({ id: newId(), userId: actor.id, action, entityType: 'project', entityId: projectId, details, createdAt: now, internal });
+  const position = await store.activity.insert({ id: newId(), userId: actor.id, action, entityType: 'project', entityId: projectId, details, createdAt: now, internal: extra.internal ?? false });
+  await queueWebhookEvent(store, { actorId: actor.id, projectId, action, details, at: now, concerned: extra.concerned });
+  return position;
 }

@@ -42,7 +42,7 @@ export async function voidDocument(
   await deps.store.transaction(async (store) => {
     // The conditional update is the guard: of two voids at once, one finds the record voided already.
     if (!(await store.files.markVoided(file.id, { voidedAt: now, voidedById: actor.id, voidReason: reason }))) throw errors.alreadyVoided();
-    await recordProjectActivity(store, actor, project.id, action, details, now);
+    await recordProjectActivity(store, actor, project.id, action, details, now, { concerned: { fileId: file.id } });
     await queueProjectEmails(store, deps.config.mail.batchSeconds, { actor, project, action, details, at: now });
   });
 
@@ -52,6 +52,6 @@ export async function voidDocument(
   } catch (err) {
     deps.log.error({ err, fileId: file.id, key: file.storageKey }, "a withdrawn document's bytes could not be deleted yet: the reconciler will");
   }
-  await notifyProjectChanged(deps.realtime, project.id, project.pocId).catch((err: unknown) => deps.log.error({ err }, 'realtime notification failed'));
+  await notifyProjectChanged(deps.realtime, project.id, project.pocId, project.customerId).catch((err: unknown) => deps.log.error({ err }, 'realtime notification failed'));
   return (await deps.store.files.findWithNames(file.id))!;
 }

@@ -22,6 +22,7 @@ import { voidDocuments } from './migrations/017_void_documents.js';
 import { dueDigest } from './migrations/016_due_digest.js';
 import { apiTokens } from './migrations/018_api_tokens.js';
 import { comments } from './migrations/019_comments.js';
+import { webhooks } from './migrations/020_webhooks.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -156,6 +157,7 @@ const migrations = (dialect: Dialect) => ({
   '016_due_digest': dueDigest(dialect),
   '018_api_tokens': apiTokens(dialect),
   '019_comments': comments(dialect),
+  '020_webhooks': webhooks(dialect),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));

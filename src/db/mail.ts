@@ -130,6 +130,16 @@ export function outboxRepo(db: DB, dialect: Database['dialect']) {
         .execute();
     },
 
+    /** An email about no project (a webhook switched off): to each active admin, due now, never joined with another. */
+    async queueToAdmins(event: OutboxEvent, now: string, newId: () => string): Promise<void> {
+      const admins = await db.selectFrom('users').select('id').where('role', '=', 'ADMIN').where('active', '=', true).execute();
+      if (!admins.length) return;
+      await db
+        .insertInto('outbox')
+        .values(admins.map((a) => ({ id: newId(), recipient_id: a.id, project_id: null, events: JSON.stringify([event]), status: 'pending', attempts: 0, created_at: now, due_at: now })))
+        .execute();
+    },
+
     /**
      * Claims up to `limit` due emails until `leaseUntil` (a dispatcher that dies lets them go when the
      * lease ends) and counts the attempt. PostgreSQL: FOR UPDATE SKIP LOCKED, so instances claiming

@@ -23,6 +23,8 @@ export interface Tables {
   customers: CustomersTable;
   api_tokens: ApiTokensTable;
   comments: CommentsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 /** SQLite answers 0/1 and PostgreSQL true/false; the data layer maps both to boolean. */
@@ -287,6 +289,22 @@ export interface CustomersTable {
   updated_at: string;
 }
 
+/** An endpoint an admin registered (migration 020): see webhooks/. */
+export interface WebhooksTable {
+  id: string;
+  url: string;
+  /** JSON array of event types, or ["*"] */
+  events: ColumnType<unknown, string, string>;
+  description: string | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  active: Bool;
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 /** A comment on a project (migration 019); `internal`: a note among the shop's people. */
 export interface CommentsTable {
   id: string;
@@ -295,4 +313,25 @@ export interface CommentsTable {
   body: string;
   internal: Bool;
   created_at: string;
+}
+
+/** One event to deliver to one endpoint (migration 020): the durable outbox of webhooks/outbox.ts. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  /** JSON: the event's data as the change saw it */
+  payload: ColumnType<unknown, string, string>;
+  /** pending, delivered, failed */
+  status: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: string;
+  /** A dispatcher's claim: others leave the row (and its endpoint's later rows) alone until then. */
+  locked_until: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  response_excerpt: string | null;
+  created_at: string;
+  delivered_at: string | null;
 }

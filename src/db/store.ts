@@ -19,6 +19,8 @@ import { statsRepo } from './stats.js';
 import { storageNamesRepo } from './storage-names.js';
 import { uploadLocksRepo } from './upload-locks.js';
 import { usersRepo } from './users.js';
+import { webhookDeliveriesRepo } from './webhook-deliveries.js';
+import { webhooksRepo } from './webhooks.js';
 
 /** All data access of the service. Each method is one query (or one transaction; projects.update is two statements, run in the caller's). */
 export interface Store extends ReturnType<typeof repositories> {
@@ -107,6 +109,8 @@ function repositories({ db, dialect }: Database) {
     dueDigests: () => dueDigestsRepo(db),
     apiTokens: () => apiTokensRepo(db, dialect),
     comments: () => commentsRepo(db),
+    webhooks: () => webhooksRepo(db, dialect),
+    webhookDeliveries: () => webhookDeliveriesRepo(db, dialect),
   });
 }
 

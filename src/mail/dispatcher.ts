@@ -7,8 +7,11 @@ import type { User } from '../domain/model.js';
 import { seesInternal, viewerOf } from '../domain/visibility.js';
 import { dueDigestDayOf } from './outbox.js';
 import { emailRuleOf } from './rules.js';
-import { type MailEvent, dueDigestEmail, projectEmail } from './templates.js';
+import { type MailEvent, dueDigestEmail, projectEmail, webhookDeactivatedEmail } from './templates.js';
 import type { MailTransport, OutgoingMail, SentMail } from './types.js';
+
+/** The outbox event of an email telling the admins a webhook was switched off. */
+export const WEBHOOK_DEACTIVATED = 'WEBHOOK_DEACTIVATED';
 
 /** Rows claimed per round; each is sent within SEND_TIMEOUT_MS, so a round ends well inside the lease. */
 const CLAIM_LIMIT = 10;
@@ -130,7 +133,7 @@ export class MailDispatcher {
     if (!recipient?.active) return null;
     const digestDay = dueDigestDayOf(row.events);
     if (digestDay !== null) return this.#composeDueDigest(recipient, digestDay);
-    if (!row.projectId) return null;
+    if (!row.projectId) return this.#composeNotice({ name: recipient.name, address: recipient.email }, row, recipient.role);
     const optouts = await this.store.emailOptouts.list(recipient.id);
     // An internal note queued for someone who no longer sees internal notes (made a CLIENT since) is left out.
     const seesNotes = seesInternal(viewerOf(recipient));
@@ -158,5 +161,13 @@ export class MailDispatcher {
     const digest = digestOf(found.slice(0, DIGEST_MAX_PROJECTS), day);
     if (isEmptyDigest(digest)) return null;
     return dueDigestEmail({ name: recipient.name, address: recipient.email }, day, digest, reach, this.config.publicUrl, found.length > DIGEST_MAX_PROJECTS);
+  }
+
+  /** An email about no project: a webhook switched off (webhooks/dispatcher.ts), for admins only. */
+  #composeNotice(to: OutgoingMail['to'], row: ClaimedMail, role: string): OutgoingMail | null {
+    const event = row.events[0];
+    if (event?.action !== WEBHOOK_DEACTIVATED || role !== 'ADMIN') return null;
+    const { url, failingSince, lastError } = event.details as { url: string; failingSince: string; lastError: string | null };
+    return webhookDeactivatedEmail(to, { url, failingSince, lastError }, this.config.publicUrl);
   }
 }

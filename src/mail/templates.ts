@@ -124,3 +124,18 @@ export function testEmail(address: string, publicUrl: string, transport: string)
     'Sent by npm run cli -- send-test-email.',
   );
 }
+
+/** An endpoint switched off after failing too long (webhooks/dispatcher.ts): to each active admin. */
+export function webhookDeactivatedEmail(to: OutgoingMail['to'], webhook: { url: string; failingSince: string; lastError: string | null }, publicUrl: string): OutgoingMail {
+  return render(
+    to,
+    'A webhook was switched off',
+    [
+      `The webhook to ${webhook.url} has failed every delivery since ${webhook.failingSince}, so it was switched off; the events it had still to receive are marked failed.`,
+      ...(webhook.lastError ? [`Last error: ${webhook.lastError}`] : []),
+      'Once the receiver works again, switch the webhook on and retry the failed deliveries on the Webhooks page.',
+    ],
+    { href: `${publicUrl}/webhooks`, label: 'Open the Webhooks page' },
+    'Sent to every admin of the print-order service.',
+  );
+}

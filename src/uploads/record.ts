@@ -48,7 +48,7 @@ export async function recordDocument(
     await deps.store.transaction(async (store) => {
       await store.files.insert(record);
       recorded = true;
-      await recordProjectActivity(store, actor, project.id, action, details, now);
+      await recordProjectActivity(store, actor, project.id, action, details, now, { concerned: { fileId: record.id } });
       // Issue 12: the emails follow the record and the activity entry, in the same commit (as every
       // project change queues them), and never change the upload's answer: a failure undoes only them.
       await store

@@ -12,6 +12,7 @@ import { ProjectPage } from './pages/Project';
 import { ProjectsPage } from './pages/Projects';
 import { SignInPage } from './pages/SignIn';
 import { TeamPage } from './pages/Team';
+import { WebhooksPage } from './pages/Webhooks';
 import { type Live, LiveContext, useRealtime } from './realtime';
 import { SESSION_KEY, SessionContext, endSession, fetchSession, useUser } from './session';
 
@@ -55,6 +56,7 @@ export function App() {
           <Route path="/projects/new" component={NewProjectPage} />
           <Route path="/projects/:id">{(params) => <ProjectPage key={params.id} id={params.id} />}</Route>
           <Route path="/team" component={TeamPage} />
+          <Route path="/webhooks" component={WebhooksPage} />
           <Route path="/account" component={AccountPage} />
           <Route component={NotFoundPage} />
         </Switch>
@@ -100,6 +102,7 @@ function Header({ live }: { live: Live }) {
             Projects
           </NavLink>
           {user.role === 'ADMIN' && <NavLink href="/team">Team</NavLink>}
+          {user.role === 'ADMIN' && <NavLink href="/webhooks">Webhooks</NavLink>}
           <NavLink href="/account">My account</NavLink>
         </nav>
         <div className="account">

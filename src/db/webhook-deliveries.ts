@@ -1,0 +1,181 @@
+import type { Selectable } from 'kysely';
+import type { DeliveryStatus, WebhookDelivery } from '../domain/webhooks.js';
+import type { DB, Dialect } from './index.js';
+import type { WebhookDeliveriesTable } from './schema.js';
+
+const parseJson = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : v);
+
+const toDelivery = (r: Selectable<WebhookDeliveriesTable>): WebhookDelivery => ({
+  id: r.id,
+  webhookId: r.webhook_id,
+  eventId: r.event_id,
+  eventType: r.event_type,
+  payload: parseJson(r.payload),
+  status: r.status as DeliveryStatus,
+  attempts: Number(r.attempts),
+  nextAttemptAt: r.next_attempt_at,
+  lockedUntil: r.locked_until,
+  lastStatusCode: r.last_status_code === null ? null : Number(r.last_status_code),
+  lastError: r.last_error,
+  responseExcerpt: r.response_excerpt,
+  createdAt: r.created_at,
+  deliveredAt: r.delivered_at,
+});
+
+/** A delivery to queue: its endpoint, its event and the event's data. */
+export interface NewDelivery {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  payload: unknown;
+  createdAt: string;
+}
+
+/** What an attempt found: the status code (none when no answer came), the error, the answer's excerpt. */
+export interface AttemptOutcome {
+  statusCode: number | null;
+  error: string | null;
+  excerpt: string | null;
+}
+
+/** The webhook outbox (migration 020): written in the change's transaction, claimed by dispatchers one endpoint at a time, in order. */
+export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
+  return {
+    async queue(rows: NewDelivery[]): Promise<void> {
+      if (!rows.length) return;
+      await db
+        .insertInto('webhook_deliveries')
+        .values(
+          rows.map((r) => ({
+            id: r.id,
+            webhook_id: r.webhookId,
+            event_id: r.eventId,
+            event_type: r.eventType,
+            payload: JSON.stringify(r.payload),
+            status: 'pending',
+            attempts: 0,
+            next_attempt_at: r.createdAt,
+            created_at: r.createdAt,
+          })),
+        )
+        .execute();
+    },
+
+    /**
+     * Claims up to `limit` deliveries until `leaseUntil` and counts the attempt: of each active
+     * endpoint only its oldest pending delivery (a later one waits while an earlier one is pending,
+     * in flight or waiting for its retry), and only once due and not leased. PostgreSQL: SKIP LOCKED,
+     * so instances claiming at once take different rows; SQLite: one statement under its single writer.
+     */
+    async claim(now: string, leaseUntil: string, limit: number): Promise<WebhookDelivery[]> {
+      const rows = await db
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({ locked_until: leaseUntil, attempts: eb('attempts', '+', 1) }))
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('webhook_deliveries as d')
+            .select('d.id')
+            .where('d.status', '=', 'pending')
+            .where('d.next_attempt_at', '<=', now)
+            .where((w) => w.or([w('d.locked_until', 'is', null), w('d.locked_until', '<', now)]))
+            .where((w) => w.exists(w.selectFrom('webhooks as w').select('w.id').whereRef('w.id', '=', 'd.webhook_id').where('w.active', '=', true)))
+            .where((w) =>
+              w.not(
+                w.exists(
+                  w
+                    .selectFrom('webhook_deliveries as e')
+                    .select('e.id')
+                    .whereRef('e.webhook_id', '=', 'd.webhook_id')
+                    .where('e.status', '=', 'pending')
+                    .whereRef('e.id', '<', 'd.id'),
+                ),
+              ),
+            )
+            .orderBy('d.next_attempt_at')
+            .limit(limit)
+            .$if(dialect === 'postgres', (q) => q.forUpdate().skipLocked()),
+        )
+        .where('status', '=', 'pending')
+        .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<', now)]))
+        .returningAll()
+        .execute();
+      return rows.map(toDelivery);
+    },
+
+    /** The attempt under `lease` succeeded (nothing is written when the claim was lost meanwhile: lapsed, or a manual retry). */
+    async delivered(id: string, lease: string, now: string, outcome: AttemptOutcome): Promise<void> {
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'delivered', delivered_at: now, locked_until: null, last_status_code: outcome.statusCode, last_error: null, response_excerpt: outcome.excerpt })
+        .where('id', '=', id)
+        .where('locked_until', '=', lease)
+        .execute();
+    },
+
+    /** A failed attempt under `lease`: released, due again at `nextAttemptAt`. */
+    async retryAt(id: string, lease: string, nextAttemptAt: string, outcome: AttemptOutcome): Promise<void> {
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: nextAttemptAt, locked_until: null, last_status_code: outcome.statusCode, last_error: outcome.error, response_excerpt: outcome.excerpt })
+        .where('id', '=', id)
+        .where('locked_until', '=', lease)
+        .execute();
+    },
+
+    /** The endpoint was switched off for failing: what it still had to receive is given up. */
+    async failPending(webhookId: string, error: string): Promise<void> {
+      await db.updateTable('webhook_deliveries').set({ status: 'failed', locked_until: null, last_error: error }).where('webhook_id', '=', webhookId).where('status', '=', 'pending').execute();
+    },
+
+    /** An endpoint's deliveries, newest first; `before` is the id the previous page ended with. */
+    async list(webhookId: string, limit: number, before?: string): Promise<WebhookDelivery[]> {
+      const rows = await db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('webhook_id', '=', webhookId)
+        .$if(before !== undefined, (q) => q.where('id', '<', before!))
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map(toDelivery);
+    },
+
+    async findById(webhookId: string, id: string): Promise<WebhookDelivery | undefined> {
+      const row = await db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).where('id', '=', id).executeTakeFirst();
+      return row && toDelivery(row);
+    },
+
+    /** A manual retry: the delivery is pending again, due now, its lease dropped (an attempt in flight then records nothing). */
+    async retryNow(webhookId: string, id: string, now: string): Promise<WebhookDelivery | undefined> {
+      const row = await db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'pending', next_attempt_at: now, delivered_at: null, locked_until: null })
+        .where('webhook_id', '=', webhookId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toDelivery(row);
+    },
+
+    /** For /metrics: deliveries by endpoint and status, and when the oldest pending one was written. */
+    async stats(): Promise<{ counts: { webhookId: string; status: string; n: number }[]; oldestPendingAt: string | null }> {
+      const counts = await db
+        .selectFrom('webhook_deliveries')
+        .select((eb) => ['webhook_id', 'status', eb.fn.countAll<number>().as('n')])
+        .groupBy(['webhook_id', 'status'])
+        .execute();
+      const oldest = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.min('created_at').as('oldest')).where('status', '=', 'pending').executeTakeFirst();
+      return {
+        counts: counts.map((c) => ({ webhookId: c.webhook_id, status: c.status, n: Number(c.n) })),
+        oldestPendingAt: (oldest?.oldest as string | null | undefined) ?? null,
+      };
+    },
+
+    /** Delivered rows older than `before` go; failed ones stay for inspection. */
+    async deleteDelivered(before: string): Promise<void> {
+      await db.deleteFrom('webhook_deliveries').where('status', '=', 'delivered').where('created_at', '<', before).execute();
+    },
+  };
+}
+

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { AppError } from '../errors.js';
+import { failedTooLong, internalAddressReason, parseWebhookEvents, parseWebhookUrl, subscribesTo, webhookBackoffMs } from './webhooks.js';
+
+test('internal addresses are refused, public ones pass', () => {
+  const table: [string, boolean][] = [
+    ['127.0.0.1', true], ['10.0.0.1', true], ['169.254.169.254', true], ['172.16.5.4', true], ['192.168.1.1', true], ['100.64.0.1', true], ['0.0.0.0', true], ['224.0.0.1', true],
+    ['::1', true], ['::', true], ['fe80::1', true], ['fd00::1', true], ['::ffff:127.0.0.1', true], ['::ffff:7f00:1', true], ['64:ff9b::a00:1', true], ['localhost', true],
+    ['93.184.216.34', false], ['8.8.8.8', false], ['2606:4700:4700::1111', false], ['::ffff:8.8.8.8', false], ['172.32.0.1', false],
+  ];
+  for (const [ip, refused] of table) assert.equal(internalAddressReason(ip) !== null, refused, ip);
+});
+
+test('events: a non-empty list of known ones or "*"; urls: http(s) without credentials', () => {
+  assert.deepEqual(parseWebhookEvents(['project.created', 'project.created', '*']), ['project.created', '*']);
+  for (const bad of [[], 'project.created', ['project.deleted'], [1], null]) assert.ok(parseWebhookEvents(bad) instanceof AppError, JSON.stringify(bad));
+  assert.ok(subscribesTo(['*'], 'comment.added'));
+  assert.ok(!subscribesTo(['project.created'], 'project.updated'));
+  for (const bad of ['ftp://x.com', 'http://u:p@x.com', 'x', 42, `https://x.com/${'a'.repeat(2001)}`]) assert.ok(parseWebhookUrl(bad) instanceof AppError, String(bad).slice(0, 40));
+  assert.ok(parseWebhookUrl('https://erp.example.com/hook') instanceof URL);
+});
+
+test('backoff doubles to its bound with ±20 % jitter; 24 hours of failure switch an endpoint off', () => {
+  const retry = { baseMs: 1000, maxMs: 5000 };
+  assert.deepEqual([1, 2, 3, 4, 10].map((n) => webhookBackoffMs(n, retry, 0.5)), [1000, 2000, 4000, 5000, 5000]);
+  assert.equal(webhookBackoffMs(1, retry, 0), 800);
+  assert.equal(webhookBackoffMs(1, retry, 1), 1200);
+  const day = 24 * 3_600_000;
+  assert.equal(failedTooLong(null, '2026-01-02T00:00:00.000Z', day), false);
+  assert.equal(failedTooLong('2026-01-01T00:00:01.000Z', '2026-01-02T00:00:00.000Z', day), false);
+  assert.equal(failedTooLong('2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z', day), true);
+});

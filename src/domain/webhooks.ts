@@ -1,0 +1,146 @@
+import { BlockList, isIP } from 'node:net';
+import { AppError, errors } from '../errors.js';
+import { isOneOf } from './model.js';
+import { WEBHOOK_EVENT_TYPES } from './webhook-events.js';
+
+export { TEST_EVENT_TYPE, WEBHOOK_EVENT_OF, WEBHOOK_EVENT_TYPES, type WebhookEventType, subscribesTo } from './webhook-events.js';
+
+export const WEBHOOK_URL_MAX = 2000;
+export const WEBHOOK_DESCRIPTION_MAX = 500;
+
+/** The events of a request: a non-empty list of known events or `"*"`, each once; or the refusal. */
+export function parseWebhookEvents(v: unknown): string[] | AppError {
+  if (!Array.isArray(v) || v.length === 0 || v.length > WEBHOOK_EVENT_TYPES.length + 1) {
+    return errors.invalidField('events', `must be a non-empty list of: *, ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+  }
+  for (const e of v) {
+    if (e !== '*' && !isOneOf(WEBHOOK_EVENT_TYPES, e)) return errors.invalidField('events', `must be a non-empty list of: *, ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+  }
+  return [...new Set(v as string[])];
+}
+
+/** A target address: an absolute http(s) URL, without user name or password, bounded; or the refusal. */
+export function parseWebhookUrl(v: unknown): URL | AppError {
+  const refusal = errors.invalidField('url', `must be an http or https URL of at most ${WEBHOOK_URL_MAX} characters`);
+  if (typeof v !== 'string' || v.length > WEBHOOK_URL_MAX) return refusal;
+  let url: URL;
+  try {
+    url = new URL(v);
+  } catch {
+    return refusal;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) return refusal;
+  // Credentials in the address would be stored and shown to every admin.
+  if (url.username || url.password) return errors.invalidField('url', 'must not carry a user name or password');
+  return url;
+}
+
+/** The host of a URL as an address lookup takes it (IPv6 literals without their brackets). */
+export const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, '$1');
+
+/** Addresses a webhook must never reach (SSRF): loopback, private, link-local (cloud metadata), shared, reserved, multicast, documentation. */
+const internal = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  internal.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const) {
+  internal.addSubnet(net, prefix, 'ipv6');
+}
+
+/** The IPv4 address an IPv6 one carries (IPv4-mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96, IPv4-compatible ::a.b.c.d), if any. */
+function embeddedIpv4(ip: string): string | null {
+  const lower = ip.toLowerCase();
+  const dotted = /^(?:::ffff:|64:ff9b::|::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (dotted) return dotted[1]!;
+  const hex = /^(?:::ffff:|64:ff9b::|::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  if (hex) {
+    const hi = parseInt(hex[1]!, 16);
+    const lo = parseInt(hex[2]!, 16);
+    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  }
+  return null;
+}
+
+/** Why an address is no place for a webhook, or null when it is a public one. Anything that is not an IP address is refused. */
+export function internalAddressReason(ip: string): string | null {
+  const family = isIP(ip);
+  if (family === 0) return `${ip} is not an IP address`;
+  if (family === 6) {
+    const v4 = embeddedIpv4(ip);
+    if (v4 !== null) return internalAddressReason(v4) && `${ip} is an internal address`;
+  }
+  return internal.check(ip, family === 4 ? 'ipv4' : 'ipv6') ? `${ip} is a loopback, private, link-local or otherwise internal address` : null;
+}
+
+/** Wait before the next attempt after `attempts` failed ones: doubling from baseMs, at most maxMs, ±20 % jitter so endpoints are not retried in step. */
+export const webhookBackoffMs = (attempts: number, retry: { baseMs: number; maxMs: number }, random = Math.random()): number =>
+  Math.round(Math.min(retry.maxMs, retry.baseMs * 2 ** Math.max(0, attempts - 1)) * (0.8 + 0.4 * random));
+
+/** An endpoint failing since `failingSince` is deactivated once it has failed for `afterMs` (24 hours by default). */
+export const failedTooLong = (failingSince: string | null, now: string, afterMs: number): boolean =>
+  failingSince !== null && Date.parse(now) - Date.parse(failingSince) >= afterMs;
+
+/** The stored part of an answer: its first `max` characters. */
+export const excerptOf = (text: string, max = 1024): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** An endpoint, secrets included: only the signer reads them; presenters never do. */
+export interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: string | null;
+  active: boolean;
+  failingSince: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** One event for one endpoint, as the outbox keeps it. */
+export interface WebhookDelivery {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  payload: unknown;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: string;
+  /** The claim this row is under (a dispatcher's lease), if any. */
+  lockedUntil: string | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  responseExcerpt: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+}

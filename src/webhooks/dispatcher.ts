@@ -1,0 +1,113 @@
+import type { Config } from '../config.js';
+import type { Store } from '../db/store.js';
+import { type WebhookDelivery, failedTooLong, webhookBackoffMs } from '../domain/webhooks.js';
+import { newId } from '../ids.js';
+import type { Log } from '../logger.js';
+import { WEBHOOK_DEACTIVATED } from '../mail/dispatcher.js';
+import { webhookBody } from '../presenters/webhooks.js';
+import { type SendOutcome, postWebhook } from './send.js';
+import { signatureHeader } from './signature.js';
+
+/** A claim outlives any attempt (bounded by WEBHOOK_TIMEOUT_MS, at most a minute) with room to record it. */
+const LEASE_MS = 3 * 60_000;
+
+/**
+ * Delivers the webhook outbox (the `webhook dispatch` job, jobs.ts). A round claims due deliveries
+ * (db/webhook-deliveries.ts claim: of each endpoint only its oldest pending one, SKIP LOCKED on
+ * PostgreSQL, so instances never deliver the same one nor overtake an earlier one), sends each
+ * on its own (a slow endpoint holds only its own queue), and claims again as each ends; the round
+ * ends when nothing is due and nothing in flight, or when the service stops (the attempts in
+ * flight finish first, each bounded by the timeout). A restart loses nothing: pending deliveries
+ * wait in the database, and a claim left by a dead instance lapses with its lease.
+ */
+export class WebhookDispatcher {
+  #wake: (() => void) | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly config: Pick<Config, 'webhooks' | 'timeZone'>,
+    private readonly log: Log,
+  ) {}
+
+  /** Cuts the current round's wait short (a change was just queued here, or a delivery retried). */
+  nudge(): void {
+    this.#wake?.();
+  }
+
+  async round(signal?: AbortSignal): Promise<void> {
+    const inFlight = new Set<Promise<void>>();
+    try {
+      for (;;) {
+        if (!signal?.aborted && inFlight.size < this.config.webhooks.concurrency) {
+          const now = Date.now();
+          const claimed = await this.store.webhookDeliveries.claim(new Date(now).toISOString(), new Date(now + LEASE_MS).toISOString(), this.config.webhooks.concurrency - inFlight.size);
+          for (const d of claimed) {
+            const attempt: Promise<void> = this.#deliver(d)
+              .catch((err: unknown) => this.log.error({ err, deliveryId: d.id }, 'a webhook delivery could not be recorded; it is tried again when its lease ends'))
+              .finally(() => {
+                inFlight.delete(attempt);
+                this.#wake?.();
+              });
+            inFlight.add(attempt);
+          }
+        }
+        if (inFlight.size === 0) return;
+        // Until a delivery ends (its endpoint's next may be due) or the poll interval passes (another endpoint's may be).
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.config.webhooks.pollMs);
+          this.#wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.#wake = undefined;
+      }
+    } catch (err) {
+      // The database is away: the rows wait there; the next round tries again.
+      this.log.warn({ err }, 'the webhook dispatcher could not read the outbox');
+    } finally {
+      await Promise.allSettled([...inFlight]);
+    }
+  }
+
+  async #deliver(d: WebhookDelivery): Promise<void> {
+    const webhook = await this.store.webhooks.findById(d.webhookId);
+    if (!webhook) return; // deleted meanwhile: its deliveries went with it
+    const body = webhookBody(d, this.config.timeZone);
+    const timestamp = Math.floor(Date.now() / 1000);
+    const secrets = [webhook.secret];
+    if (webhook.previousSecret && webhook.previousSecretExpiresAt && Date.parse(webhook.previousSecretExpiresAt) > Date.now()) secrets.push(webhook.previousSecret);
+    const headers = { 'webhook-id': d.eventId, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(secrets, d.eventId, timestamp, body) };
+    const { timeoutMs, allowPrivateTargets } = this.config.webhooks;
+    const outcome = await postWebhook(webhook.url, headers, body, { timeoutMs, allowPrivate: allowPrivateTargets });
+    const now = new Date().toISOString();
+    if (outcome.ok) {
+      await this.store.webhookDeliveries.delivered(d.id, d.lockedUntil!, now, outcome);
+      await this.store.webhooks.healthy(webhook.id);
+      this.log.info({ webhookId: webhook.id, deliveryId: d.id, event: d.eventType, status: outcome.statusCode }, 'webhook delivered');
+      return;
+    }
+    await this.#failed(d, webhook.url, outcome, now);
+  }
+
+  async #failed(d: WebhookDelivery, url: string, outcome: SendOutcome, now: string): Promise<void> {
+    const failingSince = await this.store.webhooks.failing(d.webhookId, now);
+    if (failedTooLong(failingSince, now, this.config.webhooks.deactivateAfterMs)) {
+      const switchedOff = await this.store.transaction(async (store) => {
+        if (!(await store.webhooks.deactivate(d.webhookId, now))) return false;
+        await store.webhookDeliveries.retryAt(d.id, d.lockedUntil!, now, outcome);
+        await store.webhookDeliveries.failPending(d.webhookId, `the endpoint was switched off after failing since ${failingSince}`);
+        const details = { webhookId: d.webhookId, url, failingSince, lastError: outcome.error };
+        await store.outbox.queueToAdmins({ action: WEBHOOK_DEACTIVATED, actorId: 'system', at: now, details }, now, newId);
+        return true;
+      });
+      if (switchedOff) {
+        this.log.error({ webhookId: d.webhookId, failingSince, err: outcome.error }, 'webhook switched off after failing too long; the admins are emailed');
+        return;
+      }
+    }
+    const next = new Date(Date.parse(now) + webhookBackoffMs(d.attempts, this.config.webhooks.retry)).toISOString();
+    await this.store.webhookDeliveries.retryAt(d.id, d.lockedUntil!, next, outcome);
+    this.log.warn({ webhookId: d.webhookId, deliveryId: d.id, event: d.eventType, attempts: d.attempts, retryAt: next, err: outcome.error }, 'webhook not delivered; it will be retried');
+  }
+}

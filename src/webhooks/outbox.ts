@@ -1,0 +1,67 @@
+import type { Store } from '../db/store.js';
+import type { ActivityAction } from '../domain/activity.js';
+import type { FileUploadWithNames, ProjectWithNames } from '../domain/model.js';
+import { TEST_EVENT_TYPE, WEBHOOK_EVENT_OF, subscribesTo } from '../domain/webhooks.js';
+import { newId } from '../ids.js';
+
+/**
+ * What a change may add to its event besides the project: the document concerned (by id, among
+ * the project's documents), and data of its own, already presented (a comment, a payment).
+ */
+export interface Concerned {
+  fileId?: string;
+  data?: Record<string, unknown>;
+}
+
+/** The stored data of a project event: the rows as the change's transaction saw them (presented when sent: webhooks/body.ts). */
+export interface ProjectEventPayload {
+  action: string;
+  actorId: string;
+  details: Record<string, unknown>;
+  project: ProjectWithNames;
+  files: FileUploadWithNames[];
+  fileId?: string;
+  data?: Record<string, unknown>;
+}
+
+/** The stored data of a test event. */
+export interface TestEventPayload {
+  test: true;
+  webhookId: string;
+}
+
+/**
+ * Writes a delivery for every active endpoint listening to the change's event, in the caller's
+ * transaction (actions/record-activity.ts calls it with the activity entry): an event exists
+ * exactly when its change does. Nothing is read when no endpoint listens.
+ */
+export async function queueWebhookEvent(
+  store: Store,
+  change: { actorId: string; projectId: string; action: ActivityAction; details: Record<string, unknown>; at: string; concerned?: Concerned },
+): Promise<void> {
+  const type = WEBHOOK_EVENT_OF[change.action];
+  if (type === null) return;
+  const endpoints = (await store.webhooks.listening()).filter((w) => subscribesTo(w.events, type));
+  if (!endpoints.length) return;
+  const project = await store.projects.findWithNames(change.projectId);
+  if (!project) return;
+  const payload: ProjectEventPayload = {
+    action: change.action,
+    actorId: change.actorId,
+    details: change.details,
+    project,
+    files: await store.files.listForProject(change.projectId),
+    ...(change.concerned?.fileId ? { fileId: change.concerned.fileId } : {}),
+    ...(change.concerned?.data ? { data: change.concerned.data } : {}),
+  };
+  const eventId = newId();
+  await store.webhookDeliveries.queue(endpoints.map((w) => ({ id: newId(), webhookId: w.id, eventId, eventType: type, payload, createdAt: change.at })));
+}
+
+/** POST /api/webhooks/:id/test: one `webhook.test` event for that endpoint alone. */
+export async function queueTestEvent(store: Store, webhookId: string, at: string): Promise<string> {
+  const id = newId();
+  const payload: TestEventPayload = { test: true, webhookId };
+  await store.webhookDeliveries.queue([{ id, webhookId, eventId: newId(), eventType: TEST_EVENT_TYPE, payload, createdAt: at }]);
+  return id;
+}

@@ -1,0 +1,15 @@
+import { createHmac, randomBytes } from 'node:crypto';
+
+/** A new endpoint secret, as Standard Webhooks writes them: `whsec_` and 32 random bytes in base64. */
+export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
+
+/** The key a secret stands for: the base64 after `whsec_`, decoded. */
+const keyOf = (secret: string): Buffer => Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+
+/** One `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` signature (Standard Webhooks). */
+export const signatureOf = (secret: string, id: string, timestamp: number, body: string): string =>
+  `v1,${createHmac('sha256', keyOf(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+
+/** The `webhook-signature` header: one signature per secret in use (two during a rotation's overlap), space-separated. */
+export const signatureHeader = (secrets: string[], id: string, timestamp: number, body: string): string =>
+  secrets.map((s) => signatureOf(s, id, timestamp, body)).join(' ');

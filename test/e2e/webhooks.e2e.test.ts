@@ -1,0 +1,70 @@
+/**
+ * The Webhooks page in a real browser (Debian's Chromium through playwright-core): an admin adds a
+ * webhook to a receiver the test runs, sees its secret once, sends a test event and sees it
+ * delivered, signed with that secret.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type Browser, type Page, chromium } from 'playwright-core';
+import { type TestService, startTestService } from '../helpers/service.js';
+import { type Receiver, startReceiver, verifiedBy } from '../helpers/webhook-receiver.js';
+import { CHROMIUM, SCREENSHOTS, browserTestsSkipped, ensureFreshBuild } from './build.js';
+
+const skip = browserTestsSkipped('test/e2e/webhooks.e2e.test.ts');
+const ADMIN = { name: 'Ada Admin', email: 'ada@example.com', password: 'ada-admin-pass' };
+
+if (skip) test('the Webhooks page in a browser', { skip }, () => {});
+else
+  describe('the Webhooks page in a browser', { timeout: 300_000 }, () => {
+    let svc: TestService;
+    let browser: Browser;
+    let page: Page;
+    let receiver: Receiver;
+    const problems: string[] = [];
+
+    before(async () => {
+      await ensureFreshBuild();
+      receiver = await startReceiver();
+      svc = await startTestService({
+        env: { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ADMIN_NAME: ADMIN.name, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_POLL_MS: '50' },
+      });
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
+      context.setDefaultTimeout(30_000);
+      page = await context.newPage();
+      page.on('pageerror', (err) => problems.push(`uncaught ${err.message}`));
+      await page.goto(svc.url);
+      await page.getByLabel('Email').fill(ADMIN.email);
+      await page.getByLabel('Password').fill(ADMIN.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Dashboard', exact: true }).waitFor();
+    });
+    after(async () => {
+      await browser?.close();
+      await svc?.close();
+      await receiver?.close();
+    });
+
+    test('an admin adds a webhook, copies its secret once, sends a test event and sees it delivered', async () => {
+      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Webhooks', exact: true }).waitFor();
+      await page.getByLabel('URL').fill(receiver.url);
+      await page.getByLabel('Description').fill('Accounts system');
+      await page.getByLabel('All events').uncheck();
+      await page.getByLabel('project.created').check();
+      await page.getByRole('button', { name: 'Add webhook' }).click();
+      const secret = (await page.getByTestId('webhook-secret').locator('code').textContent())!.trim();
+      assert.match(secret, /^whsec_/);
+      const card = page.getByTestId(`webhook-${receiver.url}`);
+      await card.getByText('Events: project.created').waitFor();
+      await page.getByRole('button', { name: 'Done' }).click();
+      assert.equal(await page.getByTestId('webhook-secret').count(), 0, 'the secret is not shown again');
+
+      await card.getByRole('button', { name: 'Send a test event' }).click();
+      await card.getByTestId('delivery-webhook.test').getByText('delivered').waitFor();
+      assert.equal(receiver.received.length, 1);
+      assert.deepEqual(verifiedBy([secret], receiver.received[0]!), [secret]);
+      await page.screenshot({ path: `${SCREENSHOTS}/webhooks.png`, fullPage: true });
+      assert.deepEqual(problems, []);
+    });
+  });
