@@ -1,7 +1,7 @@
 import { todayIn } from '../domain/due.js';
 import type { Webhook, WebhookDelivery } from '../domain/webhooks.js';
 import type { ProjectEventPayload, TestEventPayload } from '../webhooks/outbox.js';
-import { presentFiles, presentProject } from './index.js';
+import { presentFiles, presentPayment, presentProject } from './index.js';
 
 /** An endpoint as GET /api/webhooks lists it: never its secrets. */
 export const presentWebhook = (w: Webhook) => ({
@@ -49,7 +49,7 @@ export function webhookBody(d: Pick<WebhookDelivery, 'eventId' | 'eventType' | '
       action: payload.action,
       actorId: payload.actorId,
       details: payload.details,
-      project: { ...presentProject(payload.project, todayIn(timeZone, new Date(d.createdAt))), files },
+      project: { ...presentProject(payload.project, todayIn(timeZone, new Date(d.createdAt))), files, payments: (payload.payments ?? []).map(presentPayment) },
       ...(payload.fileId ? { document: files.find((f) => f.id === payload.fileId) ?? null } : {}),
       ...payload.data,
     };

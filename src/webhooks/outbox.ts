@@ -1,6 +1,6 @@
 import type { Store } from '../db/store.js';
 import type { ActivityAction } from '../domain/activity.js';
-import type { FileUploadWithNames, ProjectWithNames } from '../domain/model.js';
+import type { FileUploadWithNames, Payment, ProjectWithNames } from '../domain/model.js';
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_OF, subscribesTo } from '../domain/webhooks.js';
 import { newId } from '../ids.js';
 
@@ -20,6 +20,8 @@ export interface ProjectEventPayload {
   details: Record<string, unknown>;
   project: ProjectWithNames;
   files: FileUploadWithNames[];
+  /** Absent in deliveries queued before payments existed. */
+  payments?: Payment[];
   fileId?: string;
   data?: Record<string, unknown>;
 }
@@ -51,6 +53,7 @@ export async function queueWebhookEvent(
     details: change.details,
     project,
     files: await store.files.listForProject(change.projectId),
+    payments: await store.payments.listForProject(change.projectId),
     ...(change.concerned?.fileId ? { fileId: change.concerned.fileId } : {}),
     ...(change.concerned?.data ? { data: change.concerned.data } : {}),
   };
