@@ -1,4 +1,5 @@
 import { typeMismatch } from '../domain/content-types.js';
+import { type DocumentAccess, documentAddress } from '../domain/documents.js';
 import { duplicatesOf } from '../domain/duplicates.js';
 import { isOverdue } from '../domain/due.js';
 import type { ActivityEntryWithNames, FileUpload, FileUploadWithNames, JobItem, Payment, ProjectWithNames, User } from '../domain/model.js';
@@ -89,13 +90,13 @@ export const presentPayment = (p: Payment) => ({
 });
 
 /** A project's documents as GET /api/projects/:id lists them: each with its checksum, its true type and the earlier upload it repeats. */
-export const presentFiles = (files: FileUploadWithNames[]) => {
+export const presentFiles = (files: FileUploadWithNames[], access: DocumentAccess) => {
   const duplicates = duplicatesOf(files);
   return files.map((f) => ({
     id: f.id,
     projectId: f.projectId,
     type: f.type,
-    url: f.url,
+    url: documentAddress(access, f),
     filename: f.filename,
     size: f.size,
     contentType: f.contentType,
@@ -110,7 +111,7 @@ export const presentFiles = (files: FileUploadWithNames[]) => {
 };
 
 /** The upload's answer (specification 4.1 step 12): exactly these four fields. */
-export const presentUpload = (f: FileUpload) => ({ id: f.id, url: f.url, filename: f.filename, size: f.size });
+export const presentUpload = (f: FileUpload, access: DocumentAccess) => ({ id: f.id, url: documentAddress(access, f), filename: f.filename, size: f.size });
 
 export const presentActivity = (a: ActivityEntryWithNames) => ({
   id: a.id,
