@@ -58,7 +58,13 @@ export async function fileRoutes(app: App, { deps, hooks }: RouteContext) {
     '/files/*',
     {
       // Set first, so the 401 and 404 carry it too: no cache keeps any answer of this address.
-      onRequest: [async (_req, reply) => void reply.header('cache-control', PRIVATE_DOCUMENT_CACHE), hooks.requireSession],
+      onRequest: [
+        (_req, reply, done) => {
+          reply.header('cache-control', PRIVATE_DOCUMENT_CACHE);
+          done();
+        },
+        hooks.requireSession,
+      ],
       schema: {
         tags: ['documents'],
         summary: 'A stored document: the `url` a document has (DOCUMENT_ACCESS=private)',
