@@ -112,8 +112,8 @@ export class CloudinaryStorage implements FileStorage {
   signedAddress({ key, url }: { key: string; url: string }, seconds: number): Promise<string> {
     const asset = assetOf(url);
     if (!asset) return Promise.reject(new Error(`Cloudinary address of ${key} is not an asset's secure URL: ${url}`));
-    // Signed locally, without a request to Cloudinary.
-    const signed = cloudinary.utils.private_download_url(asset.publicId, asset.format, {
+    // Signed locally, without a request to Cloudinary; the SDK reads the credentials from the options (its types leave them out).
+    const options = {
       cloud_name: this.settings.cloudName,
       api_key: this.settings.apiKey,
       api_secret: this.settings.apiSecret,
@@ -121,8 +121,8 @@ export class CloudinaryStorage implements FileStorage {
       resource_type: asset.resourceType,
       type: asset.type,
       expires_at: Math.floor(Date.now() / 1000) + seconds,
-    });
-    return Promise.resolve(signed);
+    };
+    return Promise.resolve(cloudinary.utils.private_download_url(asset.publicId, asset.format, options));
   }
 
   async remove(location: ObjectLocation): Promise<void> {
@@ -207,7 +207,14 @@ function publicIdOf(location: ObjectLocation): string {
  * (`<origin>/<cloud>/<resource type>/<type>/[s--<signature>--/][v<version>/]<public id>[.<format>]`):
  * images and videos carry their format after the public id; a raw file's extension is part of its id.
  */
-function assetOf(url: string): { resourceType: string; type: string; publicId: string; format: string } | null {
+interface AssetAddress {
+  resourceType: 'image' | 'video' | 'raw';
+  type: 'upload' | 'private' | 'authenticated';
+  publicId: string;
+  format: string;
+}
+
+function assetOf(url: string): AssetAddress | null {
   let path: string;
   try {
     path = decodeURIComponent(new URL(url).pathname);
@@ -216,7 +223,7 @@ function assetOf(url: string): { resourceType: string; type: string; publicId: s
   }
   const m = /^\/[^/]+\/(image|video|raw)\/(upload|private|authenticated)\/(?:s--[^/]+--\/)?(?:v\d+\/)?(.+)$/.exec(path);
   if (!m) return null;
-  const [, resourceType, type, rest] = m as unknown as [string, string, string, string];
+  const [, resourceType, type, rest] = m as unknown as [string, AssetAddress['resourceType'], AssetAddress['type'], string];
   if (resourceType === 'raw') return { resourceType, type, publicId: rest, format: '' };
   const dot = rest.lastIndexOf('.');
   return dot > rest.lastIndexOf('/') ? { resourceType, type, publicId: rest.slice(0, dot), format: rest.slice(dot + 1) } : { resourceType, type, publicId: rest, format: '' };
