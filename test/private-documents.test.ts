@@ -11,6 +11,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
+import { createStorage } from '../src/storage/index.js';
+import { ObjectMissingError } from '../src/storage/types.js';
 import { type FakeCloudinary, startFakeCloudinary } from './helpers/fake-cloudinary.js';
 import { type S3Front, type S3Server, startS3Front, startS3Server } from './helpers/s3-server.js';
 import { type Client, type TestService, startTestService } from './helpers/service.js';
@@ -144,6 +146,18 @@ for (const store of STORES) {
       assert.equal(zip.status, 200, zip.bytes.toString());
       assert.ok(zip.bytes.includes(bytes), 'the PDF is stored in the archive as it is');
       assert.ok(!zip.bytes.includes(Buffer.from('"missing": true')) && !zip.bytes.includes(Buffer.from('"missing":true')), 'no document missing');
+    });
+
+    test("a driver made afresh (after a restart, the CLI's fsck) reads a private document and removes it", async () => {
+      const { bytes, file } = await uploaded();
+      const { config } = svc.deps;
+      const fresh = await createStorage({ storage: config.storage, dataDir: config.dataDir, publicUrl: config.publicUrl, documentAccess: config.documentAccess });
+      assert.deepEqual(Buffer.concat(await (await fresh.open({ key: file.storageKey, url: file.url })).toArray()), bytes);
+      const [, folder, name] = /^(.*)\/([^/]+)$/.exec(file.storageKey)!;
+      const [publicName, extension] = name!.split('.');
+      await fresh.remove({ folder: folder!, publicName: publicName!, extension: extension ?? null });
+      await assert.rejects(fresh.open({ key: file.storageKey, url: file.url }), ObjectMissingError);
+      if (fake) assert.ok(![...fake.assets.values()].some((a) => file.storageKey.startsWith(a.publicId)), 'the private asset is destroyed');
     });
 
     if (store === 'local') {
