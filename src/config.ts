@@ -11,6 +11,12 @@ export interface Config {
   database: { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string; poolSize: number; schema?: string; queryTimeoutMs: number };
   publicUrl: string;
   storage: StorageConfig;
+  /**
+   * DOCUMENT_ACCESS: `public` (the specification: a document's address answers anyone) or `private`
+   * (only a session or token whose user may see the project; S3 and Cloudinary through a redirect
+   * to a signed address that lasts `linkSeconds`, DOCUMENT_LINK_SECONDS).
+   */
+  documentAccess: { mode: 'public' | 'private'; linkSeconds: number };
   realtime: RealtimeConfig;
   maxUploadBytes: number;
   /** UPLOAD_ALLOWED_TYPES: types an upload may be (declared and detected); empty allows everything. */
@@ -167,6 +173,10 @@ export function loadConfig(env: Env = process.env): Config {
     database: parseDatabase(env, dataDir),
     publicUrl,
     storage: parseStorage(env),
+    documentAccess: {
+      mode: oneOf(env, 'DOCUMENT_ACCESS', ['public', 'private'] as const, 'public'),
+      linkSeconds: integer(env, 'DOCUMENT_LINK_SECONDS', 60, 1, 3600),
+    },
     realtime: parseRealtime(env),
     maxUploadBytes: integer(env, 'MAX_UPLOAD_BYTES', 100 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
     uploadAllowedTypes: parseAllowedTypes(text(env, 'UPLOAD_ALLOWED_TYPES')),

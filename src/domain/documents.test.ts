@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cleanContentType, cleanFilename } from './documents.js';
+import { type DocumentAccess, cleanContentType, cleanFilename, documentAddress } from './documents.js';
 
 test('cleanFilename takes control characters out of an uploaded name', () => {
   const cases: [string, string][] = [
@@ -34,4 +34,17 @@ test('cleanFilename keeps at most 255 characters of a name, its extension kept',
   assert.equal(cleanFilename(long), `${'a'.repeat(251)}.pdf`);
   assert.equal([...cleanFilename('😀'.repeat(2000))].length, 255, 'counted in characters, never half of one');
   assert.equal(cleanFilename(`${'b'.repeat(255)}`), 'b'.repeat(255), 'a name of 255 is kept whole');
+});
+
+test('documentAddress: the store\'s url in public mode, ours in private mode on every driver', () => {
+  const base = 'https://orders.example';
+  const cases: [DocumentAccess['mode'], { url: string; storageKey: string }, string][] = [
+    ['public', { url: `${base}/files/print-orders/p1/po/po_1.pdf`, storageKey: 'print-orders/p1/po/po_1.pdf' }, `${base}/files/print-orders/p1/po/po_1.pdf`],
+    ['public', { url: 'https://bucket.s3.amazonaws.com/print-orders/p1/po/po_1.pdf', storageKey: 'print-orders/p1/po/po_1.pdf' }, 'https://bucket.s3.amazonaws.com/print-orders/p1/po/po_1.pdf'],
+    ['private', { url: 'https://bucket.s3.amazonaws.com/print-orders/p1/po/po_1.pdf', storageKey: 'print-orders/p1/po/po_1.pdf' }, `${base}/files/print-orders/p1/po/po_1.pdf`],
+    ['private', { url: 'https://res.cloudinary.com/c/image/private/s--x--/v1/print-orders/p1/po/po_1.pdf', storageKey: 'print-orders/p1/po/po_1.pdf' }, `${base}/files/print-orders/p1/po/po_1.pdf`],
+    ['private', { url: `${base}/files/print-orders/p1/po/po_1.pdf`, storageKey: 'print-orders/p1/po/po_1.pdf' }, `${base}/files/print-orders/p1/po/po_1.pdf`],
+    ['private', { url: 'x', storageKey: 'print-orders/p 1/po/po_1#.txt' }, `${base}/files/print-orders/p%201/po/po_1%23.txt`],
+  ];
+  for (const [mode, file, expected] of cases) assert.equal(documentAddress({ mode, publicUrl: base }, file), expected, `${mode} ${file.url}`);
 });

@@ -57,3 +57,26 @@ export const cleanContentType = (declared: string | undefined): string => {
   const type = declared?.trim();
   return type && isMediaType(type) ? type : 'application/octet-stream';
 };
+
+/** DOCUMENT_ACCESS: who a document's address answers (interface.md, "Private documents"). */
+export interface DocumentAccess {
+  mode: 'public' | 'private';
+  /** PUBLIC_URL: in private mode every document's address is ours, `<publicUrl>/files/<key>`. */
+  publicUrl: string;
+}
+
+/** Our address of a stored object: `<publicUrl>/files/<key>`, each segment URL-encoded (the local driver's url). */
+export const filesAddress = (publicUrl: string, key: string): string => `${publicUrl}/files/${key.split('/').map(encodeURIComponent).join('/')}`;
+
+/**
+ * A document's `url` as the API answers it. Public: what the store issued (kept in the record).
+ * Private: ours on every driver, so each request is checked; the record keeps the store's address,
+ * which the service's own reads use, and which answers again if the setting goes back to public.
+ */
+export const documentAddress = (access: DocumentAccess, file: { url: string; storageKey: string }): string =>
+  access.mode === 'private' ? filesAddress(access.publicUrl, file.storageKey) : file.url;
+
+/** Cache-Control of a document's bytes and of its redirect in private mode: no shared cache keeps them, a browser asks again each time. */
+export const PRIVATE_DOCUMENT_CACHE = 'private, no-cache';
+/** The redirect to a signed address: also never written to a cache, since the signature is a short-lived key. */
+export const PRIVATE_REDIRECT_CACHE = 'private, no-cache, no-store';

@@ -1,5 +1,6 @@
 import type { ApiToken } from '../domain/api-tokens.js';
 import { typeMismatch } from '../domain/content-types.js';
+import { type DocumentAccess, documentAddress } from '../domain/documents.js';
 import { type DuplicateOf, duplicatesOf } from '../domain/duplicates.js';
 import { isOverdue } from '../domain/due.js';
 import type { CustomerClient } from '../db/customers.js';
@@ -119,17 +120,17 @@ export const presentCustomer = (c: Customer, clients?: CustomerClient[]) => ({
 });
 
 /** A project's documents as GET /api/projects/:id lists them: each with its checksum, its true type and the earlier upload it repeats. */
-export const presentFiles = (files: FileUploadWithNames[]) => {
+export const presentFiles = (files: FileUploadWithNames[], access: DocumentAccess) => {
   const duplicates = duplicatesOf(files);
-  return files.map((f) => presentFile(f, duplicates.get(f.id) ?? null));
+  return files.map((f) => presentFile(f, duplicates.get(f.id) ?? null, access));
 };
 
 /** One document as the file list shows it; `duplicateOf` is the list's to say. */
-export const presentFile = (f: FileUploadWithNames, duplicateOf: DuplicateOf | null) => ({
+export const presentFile = (f: FileUploadWithNames, duplicateOf: DuplicateOf | null, access: DocumentAccess) => ({
   id: f.id,
   projectId: f.projectId,
   type: f.type,
-  url: f.url,
+  url: documentAddress(access, f),
   filename: f.filename,
   size: f.size,
   contentType: f.contentType,
@@ -147,7 +148,7 @@ export const presentFile = (f: FileUploadWithNames, duplicateOf: DuplicateOf | n
 });
 
 /** The upload's answer (specification 4.1 step 12): exactly these four fields. */
-export const presentUpload = (f: FileUpload) => ({ id: f.id, url: f.url, filename: f.filename, size: f.size });
+export const presentUpload = (f: FileUpload, access: DocumentAccess) => ({ id: f.id, url: documentAddress(access, f), filename: f.filename, size: f.size });
 
 export const presentActivity = (a: ActivityEntryWithNames) => ({
   id: a.id,

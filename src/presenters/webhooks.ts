@@ -1,3 +1,4 @@
+import type { DocumentAccess } from '../domain/documents.js';
 import { todayIn } from '../domain/due.js';
 import type { Webhook, WebhookDelivery } from '../domain/webhooks.js';
 import type { ProjectEventPayload, TestEventPayload } from '../webhooks/outbox.js';
@@ -38,13 +39,13 @@ export const presentDelivery = (d: WebhookDelivery) => ({
  * action and details, and the project as GET /api/projects/:id shows it to an ADMIN (with its
  * documents; `overdue` as of the change's date in the shop's time zone), and the document concerned.
  */
-export function webhookBody(d: Pick<WebhookDelivery, 'eventId' | 'eventType' | 'payload' | 'createdAt'>, timeZone: string): string {
+export function webhookBody(d: Pick<WebhookDelivery, 'eventId' | 'eventType' | 'payload' | 'createdAt'>, timeZone: string, access: DocumentAccess): string {
   const payload = d.payload as ProjectEventPayload | TestEventPayload;
   let data: Record<string, unknown>;
   if ('test' in payload) {
     data = { webhookId: payload.webhookId, message: 'A test event sent from the Webhooks page' };
   } else {
-    const files = presentFiles(payload.files);
+    const files = presentFiles(payload.files, access);
     data = {
       action: payload.action,
       actorId: payload.actorId,

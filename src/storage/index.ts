@@ -4,13 +4,13 @@ import type { FileStorage, ResumableStore } from './types.js';
 
 export type { FileStorage, ResumableStore } from './types.js';
 
-/** What a driver is made from: its own settings and the service's data directory, public address and resumable expiry. */
-type Setup = Pick<Config, 'dataDir' | 'publicUrl' | 'resumableExpiryMs'>;
+/** What a driver is made from: its own settings and the service's data directory, public address, resumable expiry and document access (private: stored private). */
+type Setup = Pick<Config, 'dataDir' | 'publicUrl' | 'resumableExpiryMs' | 'documentAccess'>;
 
 /** A storage driver as the factory knows it: how to make its store, and where its resumable uploads wait. */
 interface StorageDriver<S extends StorageConfig> {
   storage(settings: S, setup: Omit<Setup, 'resumableExpiryMs'>): Promise<FileStorage>;
-  resumable(settings: S, setup: Omit<Setup, 'publicUrl'>): Promise<ResumableStore>;
+  resumable(settings: S, setup: Omit<Setup, 'publicUrl' | 'documentAccess'>): Promise<ResumableStore>;
 }
 
 /**
@@ -24,18 +24,18 @@ const DRIVERS: { [D in StorageConfig['driver']]: StorageDriver<Extract<StorageCo
     resumable: onThisDisk,
   },
   s3: {
-    storage: async (settings) => new (await import('./s3/index.js')).S3Storage(settings),
+    storage: async (settings, { documentAccess }) => new (await import('./s3/index.js')).S3Storage(settings, documentAccess.mode),
     resumable: async (settings, { resumableExpiryMs }) => new (await import('./s3/resumable.js')).S3ResumableStore(settings, resumableExpiryMs),
   },
   cloudinary: {
-    storage: async (settings) => new (await import('./cloudinary/index.js')).CloudinaryStorage(settings),
+    storage: async (settings, { documentAccess }) => new (await import('./cloudinary/index.js')).CloudinaryStorage(settings, documentAccess.mode),
     // An asset goes to Cloudinary in one upload: a resumable one waits on this instance's disk until it is whole.
     resumable: onThisDisk,
   },
 };
 
 /** DATA_DIR/resumable (local/resumable.ts): the bytes wait on this instance's disk. */
-async function onThisDisk(_settings: StorageConfig, { dataDir, resumableExpiryMs }: Omit<Setup, 'publicUrl'>): Promise<ResumableStore> {
+async function onThisDisk(_settings: StorageConfig, { dataDir, resumableExpiryMs }: Omit<Setup, 'publicUrl' | 'documentAccess'>): Promise<ResumableStore> {
   return (await import('./local/resumable.js')).createFileResumableStore(path.join(dataDir, 'resumable'), resumableExpiryMs);
 }
 
@@ -43,8 +43,10 @@ async function onThisDisk(_settings: StorageConfig, { dataDir, resumableExpiryMs
 const driverFor = (settings: StorageConfig): StorageDriver<StorageConfig> => DRIVERS[settings.driver] as StorageDriver<StorageConfig>;
 
 /** The configured storage driver. */
-export function createStorage(config: Pick<Config, 'storage' | 'dataDir' | 'publicUrl'>): Promise<FileStorage> {
-  return driverFor(config.storage).storage(config.storage, config);
+export function createStorage(config: Pick<Config, 'storage' | 'dataDir' | 'publicUrl'> & Partial<Pick<Config, 'documentAccess'>>): Promise<FileStorage> {
+  // Tests of a driver alone may leave it out: the specification's default, public.
+  const documentAccess = config.documentAccess ?? { mode: 'public', linkSeconds: 60 };
+  return driverFor(config.storage).storage(config.storage, { ...config, documentAccess });
 }
 
 /** Where the configured driver's resumable uploads wait until they are finished (uploads/resumable.ts). */

@@ -62,6 +62,12 @@ export interface FileStorage {
    */
   open(object: { key: string; url: string }): Promise<Readable>;
   /**
+   * Set by a store whose documents its own origin serves (S3, Cloudinary): a short-lived signed
+   * address of the object, valid for `seconds`, for DOCUMENT_ACCESS=private, where the service
+   * checks who asks and then redirects there (http/routes/files.ts).
+   */
+  signedAddress?(object: { key: string; url: string }, seconds: number): Promise<string>;
+  /**
    * Removes an object (used when an upload is refused or broken after bytes were written). A key
    * that holds nothing is no failure, so removing twice is fine.
    */

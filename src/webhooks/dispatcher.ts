@@ -25,7 +25,7 @@ export class WebhookDispatcher {
 
   constructor(
     private readonly store: Store,
-    private readonly config: Pick<Config, 'webhooks' | 'timeZone'>,
+    private readonly config: Pick<Config, 'webhooks' | 'timeZone' | 'documentAccess' | 'publicUrl'>,
     private readonly log: Log,
   ) {}
 
@@ -73,7 +73,7 @@ export class WebhookDispatcher {
   async #deliver(d: WebhookDelivery): Promise<void> {
     const webhook = await this.store.webhooks.findById(d.webhookId);
     if (!webhook) return; // deleted meanwhile: its deliveries went with it
-    const body = webhookBody(d, this.config.timeZone);
+    const body = webhookBody(d, this.config.timeZone, { mode: this.config.documentAccess.mode, publicUrl: this.config.publicUrl });
     const timestamp = Math.floor(Date.now() / 1000);
     const secrets = [webhook.secret];
     if (webhook.previousSecret && webhook.previousSecretExpiresAt && Date.parse(webhook.previousSecretExpiresAt) > Date.now()) secrets.push(webhook.previousSecret);

@@ -11,7 +11,10 @@ import { Busboy, type BusboyHeaders, type BusboyInstance } from '@fastify/busboy
  * resource_type, cloud_name and signature, without empty ones, sorted by name, `name=value` joined
  * by `&` (an `&` inside a pair escaped as `%26`), followed by the API secret, SHA-1 in hex.
  * With `serveAssets`, secure URLs point at the fake, which answers a GET on one with the stored
- * bytes (404 once destroyed), as Cloudinary's delivery does.
+ * bytes (404 once destroyed), as Cloudinary's delivery does. An asset uploaded with `type: private`
+ * (or `authenticated`) is refused there (401), and answers only the signed download API
+ * (`GET /v1_1/<cloud>/<resource type>/download?…`, what the SDK's private_download_url makes): a valid
+ * signature over its parameters and an `expires_at` still ahead (Cloudinary's default, an hour).
  */
 export interface FakeCloudinary {
   /** The upload prefix (CLOUDINARY_UPLOAD_PREFIX) to point the SDK at. */
@@ -57,6 +60,8 @@ export interface FakeAsset {
   bytes: Buffer;
   version: number;
   accessMode: string;
+  /** The delivery type: `upload` (public), `private` or `authenticated`. */
+  type: string;
   secureUrl: string;
 }
 
@@ -81,8 +86,10 @@ export async function startFakeCloudinary(opts: { cloudName?: string; apiKey?: s
   // Known once listening; the delivery path is res.cloudinary.com's.
   let deliveryOrigin = 'https://res.cloudinary.com';
 
-  const store = (resourceType: string, publicId: string, bytes: Buffer, format: string | undefined, accessMode: string): FakeAsset => {
+  const store = (resourceType: string, publicId: string, bytes: Buffer, format: string | undefined, accessMode: string, type = 'upload'): FakeAsset => {
     const version = Math.floor(Date.now() / 1000);
+    // A private or authenticated asset's URL carries a signature component, as Cloudinary's do.
+    const signed = type === 'upload' ? '' : `s--${createHash('sha1').update(`${publicId}${apiSecret}`).digest('base64url').slice(0, 8)}--/`;
     const asset: FakeAsset = {
       publicId,
       resourceType,
@@ -90,7 +97,8 @@ export async function startFakeCloudinary(opts: { cloudName?: string; apiKey?: s
       bytes,
       version,
       accessMode,
-      secureUrl: `${deliveryOrigin}/${cloudName}/${resourceType}/upload/v${version}/${publicId}${format ? `.${format}` : ''}`,
+      type,
+      secureUrl: `${deliveryOrigin}/${cloudName}/${resourceType}/${type}/${signed}v${version}/${publicId}${format ? `.${format}` : ''}`,
     };
     assets.set(`${resourceType}/${publicId}`, asset);
     return asset;
@@ -114,10 +122,14 @@ export async function startFakeCloudinary(opts: { cloudName?: string; apiKey?: s
       const asset = [...assets.values()].find((a) => new URL(a.secureUrl).pathname === url.pathname);
       record.status = asset ? 200 : 404;
       if (!asset) return res.writeHead(404, { 'content-type': 'text/plain' }).end('Resource not found');
+      if (asset.type !== 'upload') {
+        record.status = 401;
+        return res.writeHead(401, { 'content-type': 'text/plain' }).end('Resource requires a signed download');
+      }
       return res.writeHead(200, { 'content-type': DELIVERY_TYPES[asset.format ?? ''] ?? 'application/octet-stream', 'content-length': asset.bytes.length }).end(asset.bytes);
     }
 
-    const m = /^\/v1_1\/([^/]+)\/(?:(image|video|raw|auto)\/)?(upload|destroy|ping)$/.exec(url.pathname);
+    const m = /^\/v1_1\/([^/]+)\/(?:(image|video|raw|auto)\/)?(upload|destroy|ping|download)$/.exec(url.pathname);
     if (!m) {
       req.resume();
       return refuse(404, `Unknown path ${url.pathname}`);
@@ -128,6 +140,24 @@ export async function startFakeCloudinary(opts: { cloudName?: string; apiKey?: s
     if (cloud !== cloudName) {
       req.resume();
       return refuse(401, `Invalid cloud_name ${cloud}`);
+    }
+
+    if (action === 'download') {
+      req.resume();
+      if (req.method !== 'GET') return refuse(404, 'Not found');
+      const params = Object.fromEntries(url.searchParams);
+      record.params = params;
+      if (params.api_key !== apiKey) return refuse(401, `Unknown API key ${params.api_key ?? ''}`);
+      const toSign = stringToSign(params);
+      if (params.signature !== createHash('sha1').update(toSign + apiSecret).digest('hex')) return refuse(401, `Invalid Signature ${params.signature ?? ''}. String to sign - '${toSign}'.`);
+      const expiresAt = Number(params.expires_at ?? Number(params.timestamp) + 3600);
+      if (!Number.isFinite(expiresAt) || expiresAt < Date.now() / 1000) return refuse(401, 'Download link has expired');
+      const asset = assets.get(`${resourceType ?? 'image'}/${params.public_id ?? ''}`);
+      if (!asset || asset.type !== (params.type ?? 'upload') || (params.format && params.format !== asset.format)) return refuse(404, 'Resource not found');
+      record.status = 200;
+      return res
+        .writeHead(200, { 'content-type': DELIVERY_TYPES[asset.format ?? ''] ?? 'application/octet-stream', 'content-length': asset.bytes.length })
+        .end(asset.bytes);
     }
 
     if (action === 'ping') {
@@ -154,7 +184,7 @@ export async function startFakeCloudinary(opts: { cloudName?: string; apiKey?: s
         if (action === 'destroy') {
           if (!params.public_id) return refuse(400, 'Missing required parameter - public_id');
           const key = `${resourceType ?? 'image'}/${params.public_id}`;
-          if (params.type && params.type !== 'upload') return send(200, { result: 'not found' });
+          if (assets.get(key)?.type !== (params.type ?? 'upload')) return send(200, { result: 'not found' });
           return send(200, { result: assets.delete(key) ? 'ok' : 'not found' });
         }
 
@@ -171,7 +201,7 @@ export async function startFakeCloudinary(opts: { cloudName?: string; apiKey?: s
         }
         const existing = assets.get(`${type}/${publicId}`);
         if (existing && !overwrite) return send(200, { ...describeAsset(existing), existing: true });
-        const asset = store(type, publicId, file.bytes, type === 'raw' ? undefined : detected.format, params.access_mode ?? 'public');
+        const asset = store(type, publicId, file.bytes, type === 'raw' ? undefined : detected.format, params.access_mode ?? 'public', params.type ?? 'upload');
         return send(200, { ...describeAsset(asset), original_filename: file.filename?.replace(/\.[^.]*$/, '') ?? 'file' });
       },
       (err: Error) => refuse(400, `Malformed multipart body: ${err.message}`),
@@ -222,7 +252,7 @@ function describeAsset(a: FakeAsset) {
     created_at: new Date(a.version * 1000).toISOString(),
     tags: [],
     bytes: a.bytes.length,
-    type: 'upload',
+    type: a.type,
     etag: createHash('md5').update(a.bytes).digest('hex'),
     placeholder: false,
     url: a.secureUrl.replace(/^https:/, 'http:'),

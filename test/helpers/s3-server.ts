@@ -1,9 +1,11 @@
+import { createHash, createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
 
 /** s3rver (no type declarations of its own): what the tests use of it. */
 interface S3rverInstance {
@@ -158,6 +160,13 @@ export interface S3Front {
   failParts: boolean;
   /** While true, requests are accepted and never answered (a store that hangs). */
   stall: boolean;
+  /**
+   * While true, the bucket grants no public read, as AWS does without a public bucket policy: an
+   * anonymous request gets 403 AccessDenied, and a presigned one (SigV4 in the query) passes only
+   * with the right signature (`SignatureDoesNotMatch`) before its expiry (`Request has expired`).
+   * Requests signed in their Authorization header go on to s3rver (which checks the key, not the signature).
+   */
+  privateBucket: boolean;
   close(): Promise<void>;
 }
 
@@ -176,6 +185,7 @@ export async function startS3Front(s3: S3Server): Promise<S3Front> {
     plan: (p) => (planned = p),
     failParts: false,
     stall: false,
+    privateBucket: false,
     close: () =>
       new Promise((resolve) => {
         server.close(() => resolve());
@@ -210,6 +220,10 @@ export async function startS3Front(s3: S3Server): Promise<S3Front> {
     const isWrite = object && ((req.method === 'PUT' && !isPart && !req.headers['x-amz-copy-source']) || (req.method === 'POST' && url.searchParams.has('uploadId')));
 
     void (async () => {
+      if (front.privateBucket && !req.headers.authorization) {
+        const refusal = await presignedRefusal(url, req.method!, String(req.headers.host));
+        if (refusal) return answer(req, res, 403, refusal.code, refusal.message);
+      }
       if (object && req.method === 'HEAD' && planned === 'taken-before-head') {
         planned = undefined;
         await intrude(url);
@@ -263,4 +277,44 @@ export async function startS3Front(s3: S3Server): Promise<S3Front> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   front.endpoint = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
   return front;
+}
+
+/** SHA-256 (keyed: HMAC) as the AWS signers take it. */
+class Sha256 {
+  private readonly hash;
+  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
+  }
+  update(data: string | ArrayBuffer | ArrayBufferView) {
+    this.hash.update(bytesOf(data));
+  }
+  digest() {
+    return Promise.resolve(new Uint8Array(this.hash.digest()));
+  }
+}
+
+const bytesOf = (d: string | ArrayBuffer | ArrayBufferView): string | Buffer =>
+  typeof d === 'string' ? d : ArrayBuffer.isView(d) ? Buffer.from(d.buffer, d.byteOffset, d.byteLength) : Buffer.from(d);
+
+const AUTH_QUERY = /^X-Amz-(Algorithm|Credential|Date|Expires|SignedHeaders|Signature|Content-Sha256)$/;
+
+/** Why AWS would refuse a request without an Authorization header to a bucket without public read; null when it is a valid, fresh presigned one. */
+async function presignedRefusal(url: URL, method: string, host: string): Promise<{ code: string; message: string } | null> {
+  const given = url.searchParams.get('X-Amz-Signature');
+  if (!given) return { code: 'AccessDenied', message: 'Access Denied' };
+  const date = url.searchParams.get('X-Amz-Date') ?? '';
+  const signingDate = new Date(`${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${date.slice(9, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`);
+  const expiresIn = Number(url.searchParams.get('X-Amz-Expires'));
+  if (Number.isNaN(signingDate.getTime()) || !Number.isInteger(expiresIn)) return { code: 'AuthorizationQueryParametersError', message: 'Malformed presigned query' };
+  if (Date.now() > signingDate.getTime() + expiresIn * 1000) return { code: 'AccessDenied', message: 'Request has expired' };
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) if (!AUTH_QUERY.test(k)) query[k] = v;
+  const region = (url.searchParams.get('X-Amz-Credential') ?? '').split('/')[2] ?? 'us-east-1';
+  const presigner = new S3RequestPresigner({ credentials: S3_KEYS, region, sha256: Sha256 });
+  const expected = await presigner.presign(
+    { method, protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: url.pathname, query, headers: { host } },
+    { signingDate, expiresIn },
+  );
+  if (expected.query?.['X-Amz-Signature'] !== given) return { code: 'SignatureDoesNotMatch', message: 'The request signature we calculated does not match the signature you provided.' };
+  return null;
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyBaseLogger, FastifyRequest, RawReplyDefaul
 import type {} from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
+import type { DocumentAccess } from '../../domain/documents.js';
 import type { StreamHub } from '../../realtime/streams.js';
 import type { SessionHooks } from '../session.js';
 
@@ -23,3 +24,6 @@ export const withRequestLog = (deps: Deps, req: Pick<FastifyRequest, 'log'>): De
 
 /** Schema used for documentation only: the handler checks the body itself, as the specification orders. */
 export const documentationOnly = () => () => true;
+
+/** Who a document's address answers and where ours live (DOCUMENT_ACCESS, PUBLIC_URL): what the presenters need to give each document its url. */
+export const documentAccessOf = (deps: Pick<Deps, 'config'>): DocumentAccess => ({ mode: deps.config.documentAccess.mode, publicUrl: deps.config.publicUrl });

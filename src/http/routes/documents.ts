@@ -8,7 +8,7 @@ import { AppError } from '../../errors.js';
 import { presentFile } from '../../presenters/index.js';
 import { actorOf } from '../session.js';
 import { FileUpload, IdParams, errorRef } from '../schemas.js';
-import { type App, type RouteContext, documentationOnly, withRequestLog } from './context.js';
+import { type App, type RouteContext, documentAccessOf, documentationOnly, withRequestLog } from './context.js';
 
 /** GET /api/projects/:id/documents.zip (interface.md, additions of 2026-11-23); a document's preview and withdrawing a document (additions of 2026-11-24). */
 export async function documentRoutes(app: App, { deps, hooks }: RouteContext) {
@@ -104,6 +104,6 @@ export async function documentRoutes(app: App, { deps, hooks }: RouteContext) {
         response: { 200: FileUpload, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef },
       },
     },
-    async (req) => presentFile(await voidDocument(withRequestLog(deps, req), actorOf(req), req.params.id, req.params.fileId, req.body), null),
+    async (req) => presentFile(await voidDocument(withRequestLog(deps, req), actorOf(req), req.params.id, req.params.fileId, req.body), null, documentAccessOf(deps)),
   );
 }

@@ -11,7 +11,7 @@ import { AppError, errors } from '../../errors.js';
 import { presentFiles, presentPayment, presentProject } from '../../presenters/index.js';
 import { actorOf } from '../session.js';
 import { CustomerIdInput, IdParams, JobInput, Limit, NullableString, Payment, PaymentInput, PiSubmission, Project, ProjectDetail, enumOf, errorRef, pageOf } from '../schemas.js';
-import { type App, type RouteContext, withRequestLog } from './context.js';
+import { type App, type RouteContext, documentAccessOf, withRequestLog } from './context.js';
 
 /** The lifecycle actions whose body is at most a note: submit-pi carries the PI's figures, on a route of its own. */
 const SIMPLE_ACTIONS = PROJECT_ACTIONS.filter((a) => a !== 'submit-pi');
@@ -98,7 +98,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
     async (req) => {
       const actor = actorOf(req);
       const { project, files, payments } = await getProject(deps, actor, req.params.id);
-      return { ...present(project), files: presentFiles(files), payments: payments.map(presentPayment), ...(await permissions(actor, project)) };
+      return { ...present(project), files: presentFiles(files, documentAccessOf(deps)), payments: payments.map(presentPayment), ...(await permissions(actor, project)) };
     },
   );
 

@@ -4,7 +4,7 @@ import { RESUMABLE_PATH, createResumableUploads } from '../../uploads/resumable.
 import { AppError, errors } from '../../errors.js';
 import { actorOf } from '../session.js';
 import { UploadResult, errorRef } from '../schemas.js';
-import type { App, RouteContext } from './context.js';
+import { type App, type RouteContext, documentAccessOf } from './context.js';
 
 const IdParams = Type.Object({ id: Type.String() });
 
@@ -90,7 +90,7 @@ export async function resumableRoutes(app: App, { deps, hooks }: RouteContext) {
       const row = await tus.checkOwner(req.params.id, actorOf(req));
       if (row.fileUploadId) {
         const file = await deps.store.files.findById(row.fileUploadId);
-        if (file) return presentUpload(file);
+        if (file) return presentUpload(file, documentAccessOf(deps));
       }
       if (row.error) throw new AppError(row.error.status, row.error.message);
       throw errors.resumableNotFinished();

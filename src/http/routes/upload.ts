@@ -8,7 +8,7 @@ import { readForm } from '../../uploads/read-form.js';
 import { actorOf } from '../session.js';
 import { DOCUMENT_TYPES } from '../../domain/model.js';
 import { UploadResult, enumOf, errorRef } from '../schemas.js';
-import { type App, type RouteContext, documentationOnly } from './context.js';
+import { type App, type RouteContext, documentAccessOf, documentationOnly } from './context.js';
 
 const MULTIPART = /^\s*multipart\/form-data\s*(;|$)/i;
 
@@ -66,7 +66,7 @@ export async function uploadRoutes(app: App, { deps, hooks }: RouteContext) {
       if (!file) return reply;
       deps.metrics?.uploadBytes.inc({ type: file.type }, file.size);
       deps.metrics?.uploadDuration.observe({ type: file.type }, reply.elapsedTime / 1000);
-      return reply.code(201).send(presentUpload(file));
+      return reply.code(201).send(presentUpload(file, documentAccessOf(deps)));
     },
   );
 }

@@ -15,6 +15,9 @@ const DELETE_TIMEOUT_MS = 10_000;
 /** Idle time allowed on an upload's connection (Cloudinary answers only once it has processed the file). */
 const UPLOAD_TIMEOUT_MS = 120_000;
 
+/** How long the signed address the service's own reads (ZIP, checks) fetch a private asset from lasts: until its answer starts. */
+const OPEN_LINK_SECONDS = 60;
+
 /** Extensions Cloudinary's detection files as images (PDF included) or videos (audio included); anything else is raw. */
 const IMAGE_EXTENSIONS = new Set(
   'jpg jpeg jpe png gif webp avif bmp tif tiff ico pdf ps eps ai psd svg heic heif jp2 jxl jxr wdp tga arw cr2 cr3 nef dng djvu'.split(' '),
@@ -29,9 +32,13 @@ const VIDEO_EXTENSIONS = new Set('mp4 m4v mov webm ogv flv 3gp 3g2 wmv mpeg mpg 
 export class CloudinaryStorage implements FileStorage {
   readonly driver = 'cloudinary';
   /** Where recent uploads landed (public id, resource type), so a discarded one is removed in one call. */
-  private readonly placed = new Map<string, { publicId: string; resourceType: string }>();
+  private readonly placed = new Map<string, { publicId: string; resourceType: string; type: string }>();
 
-  constructor(readonly settings: CloudinarySettings) {}
+  /** @param access DOCUMENT_ACCESS: private assets are uploaded with `type: private`, delivered only through signed, expiring download addresses. */
+  constructor(
+    readonly settings: CloudinarySettings,
+    private readonly access: 'public' | 'private' = 'public',
+  ) {}
 
   async put(location: ObjectLocation, body: Readable, _contentType: string): Promise<{ url: string }> {
     const key = objectKey(location);
@@ -45,7 +52,8 @@ export class CloudinaryStorage implements FileStorage {
           folder: location.folder,
           public_id: publicIdOf(location),
           resource_type: 'auto',
-          access_mode: 'public',
+          // Private: the original answers only a signed download address (private_download_url), never its plain secure_url.
+          ...(this.access === 'private' ? { type: 'private' } : { access_mode: 'public' }),
           overwrite: false,
           // The SDK labels every file part application/octet-stream: Cloudinary types a file by its content and
           // this name, and serves a raw one by its public id's extension.
@@ -74,16 +82,21 @@ export class CloudinaryStorage implements FileStorage {
     }
     // overwrite: false answers a taken public id with the asset that holds it.
     if (result.existing) throw new ObjectExistsError(key);
-    this.remember(key, { publicId: result.public_id, resourceType: result.resource_type });
+    this.remember(key, { publicId: result.public_id, resourceType: result.resource_type, type: result.type ?? 'upload' });
     return { url: result.secure_url };
   }
 
-  /** Cloudinary has no read API for an asset's bytes: they are fetched from its secure URL, as anyone would. */
+  /**
+   * Cloudinary has no read API for an asset's bytes: a public asset's are fetched from its secure URL,
+   * as anyone would; a private one's (DOCUMENT_ACCESS=private) from a signed download address.
+   */
   async open({ key, url }: { key: string; url: string }): Promise<Readable> {
+    const asset = assetOf(url);
+    const from = asset && asset.type !== 'upload' ? await this.signedAddress({ key, url }, OPEN_LINK_SECONDS) : url;
     // Bounded until the answer's headers arrive; the body then streams at the reader's pace.
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(new Error('no answer within 10 s')), 10_000);
-    const res = await fetch(url, { signal: abort.signal })
+    const res = await fetch(from, { signal: abort.signal })
       .catch((err: unknown) => {
         throw new Error(`Cloudinary read of ${key} failed: ${describe(err)}`);
       })
@@ -93,14 +106,39 @@ export class CloudinaryStorage implements FileStorage {
     return Readable.fromWeb(res.body as import('node:stream/web').ReadableStream);
   }
 
+  /**
+   * A signed download address of the asset (the Upload API's `download`, signed with the API secret)
+   * that expires after `seconds`: Cloudinary's way to deliver a private original. The record's
+   * secure URL says where the asset is (resource type, delivery type, public id, format).
+   */
+  signedAddress({ key, url }: { key: string; url: string }, seconds: number): Promise<string> {
+    const asset = assetOf(url);
+    if (!asset) return Promise.reject(new Error(`Cloudinary address of ${key} is not an asset's secure URL: ${url}`));
+    // Signed locally, without a request to Cloudinary; the SDK reads the credentials from the options (its types leave them out).
+    const options = {
+      cloud_name: this.settings.cloudName,
+      api_key: this.settings.apiKey,
+      api_secret: this.settings.apiSecret,
+      upload_prefix: this.prefix,
+      resource_type: asset.resourceType,
+      type: asset.type,
+      expires_at: Math.floor(Date.now() / 1000) + seconds,
+    };
+    return Promise.resolve(cloudinary.utils.private_download_url(asset.publicId, asset.format, options));
+  }
+
   async remove(location: ObjectLocation): Promise<void> {
     const key = objectKey(location);
     const publicId = `${location.folder}/${publicIdOf(location)}`;
-    const candidates = this.placed.get(key) ? [this.placed.get(key)!] : (['image', 'video', 'raw'] as const).map((resourceType) => ({ publicId, resourceType }));
-    for (const { publicId: id, resourceType } of candidates) {
+    // Documents stored before a switch to private stay of type upload: both are tried.
+    const types = this.access === 'private' ? ['private', 'upload'] : ['upload'];
+    const candidates = this.placed.get(key)
+      ? [this.placed.get(key)!]
+      : types.flatMap((type) => (['image', 'video', 'raw'] as const).map((resourceType) => ({ publicId, resourceType, type })));
+    for (const { publicId: id, resourceType, type } of candidates) {
       const agent = this.agent();
       try {
-        const res = (await cloudinary.uploader.destroy(id, { ...this.auth(agent), resource_type: resourceType, type: 'upload' })) as { result?: string };
+        const res = (await cloudinary.uploader.destroy(id, { ...this.auth(agent), resource_type: resourceType, type })) as { result?: string };
         if (res.result === 'ok') break;
       } catch (err) {
         throw new Error(`Cloudinary delete of ${id} failed: ${describe(err)}`);
@@ -174,7 +212,7 @@ export class CloudinaryStorage implements FileStorage {
     return this.prefix.startsWith('http:') ? new http.Agent() : new https.Agent();
   }
 
-  private remember(key: string, where: { publicId: string; resourceType: string }): void {
+  private remember(key: string, where: { publicId: string; resourceType: string; type: string }): void {
     this.placed.set(key, where);
     if (this.placed.size > 256) this.placed.delete(this.placed.keys().next().value!);
   }
@@ -190,18 +228,31 @@ function publicIdOf(location: ObjectLocation): string {
   return location.extension && !media ? `${location.publicName}.${location.extension}` : location.publicName;
 }
 
-/** `…/<resource type>/upload/v<version>/<public id>[.<format>]`: the asset a secure URL delivers, or null for another shape. */
-function assetOf(url: string): { resourceType: string; publicId: string } | null {
-  let pathname: string;
+/**
+ * Where an asset is, read from its secure URL
+ * (`<origin>/<cloud>/<resource type>/<type>/[s--<signature>--/][v<version>/]<public id>[.<format>]`):
+ * images and videos carry their format after the public id; a raw file's extension is part of its id.
+ */
+interface AssetAddress {
+  resourceType: 'image' | 'video' | 'raw';
+  type: 'upload' | 'private' | 'authenticated';
+  publicId: string;
+  format: string;
+}
+
+function assetOf(url: string): AssetAddress | null {
+  let path: string;
   try {
-    pathname = new URL(url).pathname;
+    path = decodeURIComponent(new URL(url).pathname);
   } catch {
     return null;
   }
-  const m = /\/(image|video|raw)\/upload\/(?:v\d+\/)?(.+)$/.exec(pathname);
+  const m = /^\/[^/]+\/(image|video|raw)\/(upload|private|authenticated)\/(?:s--[^/]+--\/)?(?:v\d+\/)?(.+)$/.exec(path);
   if (!m) return null;
-  const id = decodeURIComponent(m[2]!);
-  return { resourceType: m[1]!, publicId: m[1] === 'raw' ? id : id.replace(/\.[^./]+$/, '') };
+  const [, resourceType, type, rest] = m as unknown as [string, AssetAddress['resourceType'], AssetAddress['type'], string];
+  if (resourceType === 'raw') return { resourceType, type, publicId: rest, format: '' };
+  const dot = rest.lastIndexOf('.');
+  return dot > rest.lastIndexOf('/') ? { resourceType, type, publicId: rest.slice(0, dot), format: rest.slice(dot + 1) } : { resourceType, type, publicId: rest, format: '' };
 }
 
 /** The SDK rejects with an Error (network), `{message, http_code}` (Upload API) or `{error: {message, http_code}}` (Admin API). */

@@ -10,6 +10,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
 import type { StorageConfig } from '../../config.js';
 import { DOCUMENTS_PREFIX, dispositionFor } from '../../domain/documents.js';
@@ -45,7 +46,11 @@ export class S3Storage implements FileStorage, ListableStorage {
   readonly driver = 's3';
   private readonly client: S3Client;
 
-  constructor(readonly settings: S3Settings) {
+  /** @param access DOCUMENT_ACCESS: private objects get a private Cache-Control (never a public ACL in either mode: the bucket policy decides). */
+  constructor(
+    readonly settings: S3Settings,
+    private readonly access: 'public' | 'private' = 'public',
+  ) {
     this.client = new S3Client(s3ClientConfig(settings));
   }
 
@@ -63,8 +68,8 @@ export class S3Storage implements FileStorage, ListableStorage {
         Body: body,
         ContentType: contentType,
         ContentDisposition: filename ? dispositionFor(contentType, filename, detectedType ?? null) : undefined,
-        // Never overwritten, so caches may keep it.
-        CacheControl: 'public, max-age=31536000, immutable',
+        // Never overwritten, so caches may keep a public one; a private one is fetched through short-lived signed addresses only.
+        CacheControl: this.access === 'private' ? 'private, no-cache' : 'public, max-age=31536000, immutable',
         // lib-storage passes it on to PutObject and to CompleteMultipartUpload alike.
         IfNoneMatch: '*',
       },
@@ -88,6 +93,11 @@ export class S3Storage implements FileStorage, ListableStorage {
       if (statusOf(err) === 404 || (err as { name?: string }).name === 'NoSuchKey') throw new ObjectMissingError(key);
       throw failure(`S3 read of ${key} failed`, err);
     }
+  }
+
+  /** A presigned GET of the object (SigV4 query string), valid for `seconds`; signed locally, no request to the store. */
+  async signedAddress({ key }: { key: string }, seconds: number): Promise<string> {
+    return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.settings.bucket, Key: key }), { expiresIn: seconds });
   }
 
   async remove(location: ObjectLocation): Promise<void> {
