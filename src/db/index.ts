@@ -18,6 +18,7 @@ import { serverSecrets } from './migrations/011_server_secrets.js';
 import { job } from './migrations/013_job.js';
 import { customers } from './migrations/014_customers.js';
 import { piPayments } from './migrations/015_pi_payments.js';
+import { search } from './migrations/021_search.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -148,6 +149,7 @@ const migrations = (dialect: Dialect) => ({
   '013_job': job(),
   '014_customers': customers(dialect),
   '015_pi_payments': piPayments(dialect),
+  '021_search': search(dialect),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));
