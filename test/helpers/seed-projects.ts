@@ -19,6 +19,8 @@ export interface SeedOptions {
   today: string;
   /** Every `noCustomerEvery`-th project has no customer (default 10). */
   noCustomerEvery?: number;
+  /** Characters of filler after each project's name (default none): bigger rows, for the tests of streaming. */
+  namePadding?: number;
 }
 
 const WORDS = ['Leaflets', 'Posters', 'Brochures', 'Catalogue', 'Labels', 'Cartons', 'Calendars', 'Diaries', 'Banners', 'Menus', 'Invitations', 'Stickers'];
@@ -47,6 +49,7 @@ export async function seedProjects(database: Database, o: SeedOptions): Promise<
     await db.insertInto('customers').values(rows).execute();
   }
   const every = o.noCustomerEvery ?? 10;
+  const padding = o.namePadding ? ` ${'sample text '.repeat(Math.ceil(o.namePadding / 12)).slice(0, o.namePadding)}` : '';
   for (let from = 0; from < o.projects; from += BATCH) {
     const rows = [];
     for (let n = from; n < Math.min(o.projects, from + BATCH); n++) {
@@ -54,7 +57,7 @@ export async function seedProjects(database: Database, o: SeedOptions): Promise<
       const pi = n % 3 === 0;
       rows.push({
         id: newId(),
-        name: `Job ${n} ${WORDS[n % WORDS.length]}`,
+        name: `Job ${n} ${WORDS[n % WORDS.length]}${padding}`,
         description: null,
         poc_id: o.pocIds[n % o.pocIds.length]!,
         status: STATUSES[n % STATUSES.length]!,
