@@ -194,6 +194,48 @@ test('017_void_documents: documents written before it read back standing, and ca
   }
 });
 
+test('021_search: projects written before it are found by q afterwards, and edits, new projects and deletions keep the index in step', async () => {
+  // A database of its own: the one above is at the latest already.
+  const made = await testConfig();
+  const database = await openDatabase(made.config.database, silentLog);
+  const store = createStore(database);
+  try {
+    await migrate(database, { to: previousOf('021_search') });
+    const now = '2026-05-01T10:00:00.000Z';
+    const userId = newId();
+    const oldId = newId();
+    await database.db
+      .insertInto('users')
+      .values({ id: userId, name: 'Searcher POC', email: `s-${userId}@example.com`, email_key: `s-${userId}@example.com`, role: 'POC', active: true, password_hash: 'x', created_at: now, updated_at: now })
+      .execute();
+    await database.db
+      .insertInto('projects')
+      .values({ id: oldId, name: 'Calendar Quartz', reference: 'PO-OLD-991', description: null, poc_id: userId, status: 'REQUESTED', pi_status: 'PENDING', created_at: now, updated_at: now })
+      .execute();
+
+    await migrate(database);
+
+    const all = { all: true } as const;
+    const found = async (q: string) => (await store.projects.list(all, { q, limit: 10 })).items.map((p) => p.id);
+    assert.deepEqual(await found('quartz'), [oldId], 'by name, written before the migration');
+    assert.deepEqual(await found('old-99'), [oldId], 'by reference');
+    await store.projects.update(oldId, { name: 'Calendar Onyx', reference: 'PO-NEW-112' }, now);
+    assert.deepEqual(await found('quartz'), [], 'the old name is gone from the index');
+    assert.deepEqual(await found('old-99'), []);
+    assert.deepEqual(await found('CALENDAR ONYX'), [oldId], 'the new name, case-insensitively');
+    assert.deepEqual(await found('new-112'), [oldId]);
+    const newId2 = newId();
+    await store.projects.insert({ id: newId2, name: 'Menu Cards', description: null, pocId: userId, status: 'REQUESTED', piStatus: 'PENDING', approval: null, createdAt: now, updatedAt: now, reference: 'PO-ZZ-5' });
+    assert.deepEqual(await found('menu ca'), [newId2]);
+    await database.db.deleteFrom('projects').where('id', '=', newId2).execute();
+    assert.deepEqual(await found('menu ca'), []);
+    assert.deepEqual(await found('searcher p'), [oldId], "by the POC's name");
+  } finally {
+    await database.destroy();
+    await made.cleanup();
+  }
+});
+
 test('016_due_digest: users written before it get digests claimed once per day, and their claims go with them', async (t) => {
   // A database of its own: the one above is already at the latest migration.
   const made = await testConfig();

@@ -23,6 +23,7 @@ import { dueDigest } from './migrations/016_due_digest.js';
 import { apiTokens } from './migrations/018_api_tokens.js';
 import { comments } from './migrations/019_comments.js';
 import { webhooks } from './migrations/020_webhooks.js';
+import { search } from './migrations/021_search.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -158,6 +159,7 @@ const migrations = (dialect: Dialect) => ({
   '018_api_tokens': apiTokens(dialect),
   '019_comments': comments(dialect),
   '020_webhooks': webhooks(dialect),
+  '021_search': search(dialect),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));

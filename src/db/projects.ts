@@ -57,7 +57,7 @@ export const OPEN_WITH_DUE_DATE = sql<SqlBool>`${sql.ref('projects.status')} not
 const SEARCHED = ['projects.name', 'projects.reference', 'poc.name', 'customer.name'] as const;
 
 /** The list's filters but for who may see (visibleTo) and its order and cursor, as one condition. */
-function listFilters(f: ProjectFilter) {
+function listFilters(f: ProjectFilter, dialect: Database['dialect'], narrow: boolean) {
   return (eb: ExpressionBuilder<Tables & { poc: Tables['users']; customer: Tables['customers'] }, 'projects' | 'poc' | 'customer'>): Expression<SqlBool> => {
     const terms: Expression<SqlBool>[] = [];
     if (f.pocId !== undefined) terms.push(eb('projects.poc_id', '=', f.pocId));
@@ -74,12 +74,47 @@ function listFilters(f: ProjectFilter) {
       if (through !== undefined) terms.push(eb('projects.due_date', '<=', through));
     }
     if (f.q) {
-      // SQLite's LIKE has no escape character unless one is named; PostgreSQL's default is the same backslash.
-      const pattern = `%${escapeLike(f.q.toLowerCase())}%`;
+      const { lowered: q, pattern } = searchPattern(f.q);
+      // A narrow q is answered from its candidates; a wide one (or one too short for a trigram) by walking the list's order, where matches are dense and a page fills early.
+      if (narrow) terms.push(sql<SqlBool>`${sql.ref('projects.id')} in (${searchCandidates(dialect, q, pattern)})`);
+      // The exact test: what q matches is the same whichever index proposed the candidates.
       terms.push(eb.or(SEARCHED.map((column) => sql<SqlBool>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`)));
     }
     return eb.and(terms);
   };
+}
+
+/** The length from which the trigram indexes (migration 021) find a substring. */
+const TRIGRAM = 3;
+
+/**
+ * Up to how many candidates a search reads them and sorts them. Past it, matches are at least
+ * NARROW in the table, so walking the list's order with the exact test fills a page after about
+ * limit × projects / NARROW rows; below it, reading the candidates costs at most NARROW lookups.
+ */
+const NARROW = 2000;
+
+const searchPattern = (q: string) => {
+  const lowered = q.toLowerCase();
+  // SQLite's LIKE has no escape character unless one is named; PostgreSQL's default is the same backslash.
+  return { lowered, pattern: `%${escapeLike(lowered)}%` };
+};
+
+/**
+ * The ids of the projects q may match, read from the indexes of migration 021: a superset of the
+ * exact matches (the trigram indexes fold case at least as widely as lower() does). One branch per
+ * place q looks in, so each uses its own index; customers and users are found by name, then their
+ * projects by (customer_id, …) and (poc_id, …).
+ */
+function searchCandidates(dialect: Database['dialect'], q: string, pattern: string) {
+  const like = (column: string) => sql`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+  const byName =
+    dialect === 'sqlite'
+      ? sql`select k.project_id from projects_search join project_search_keys k on k.key = projects_search.rowid where projects_search match ${`"${q.replace(/"/g, '""')}"`}`
+      : sql`select s.id from projects s where ${like('s.name')} union all select s.id from projects s where ${like('s.reference')}`;
+  return sql`${byName}
+    union all select c.id from projects c where c.customer_id in (select customers.id from customers where ${like('customers.name')})
+    union all select u.id from projects u where u.poc_id in (select users.id from users where ${like('users.name')})`;
 }
 
 /** Projects, with the names of their POC and approval decider where answers show them. */
@@ -98,6 +133,14 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
       .leftJoin('users as pi_submitter', 'pi_submitter.id', 'projects.pi_submitted_by_id')
       .selectAll('projects')
       .select(['poc.name as poc_name', 'decider.name as approval_decided_by_name', 'customer.name as customer_name', 'pi_submitter.name as pi_submitted_by_name']);
+
+  /** Whether q is a narrow search (see NARROW): at most NARROW candidates, counted from the indexes with a bound. */
+  const isNarrow = async (q: string | undefined): Promise<boolean> => {
+    if (!q || [...q].length < TRIGRAM) return false;
+    const { lowered, pattern } = searchPattern(q);
+    const { rows } = await sql<{ n: number | string }>`select count(*) as n from (${searchCandidates(dialect, lowered, pattern)} limit ${NARROW + 1}) candidates`.execute(db);
+    return Number(rows[0]?.n ?? 0) <= NARROW;
+  };
 
   const items = projectItemsRepo(db);
   const payments = paymentsRepo(db);
@@ -123,13 +166,14 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
    */
   const listByDue = async (scope: Scope, f: ProjectFilter): Promise<Page<ProjectWithNames>> => {
     const cursor = decodeDueCursor(f.cursor);
+    const narrow = await isNarrow(f.q);
     const wanted = f.limit + 1;
     const rows: ProjectRowWithNames[] = [];
     if (cursor?.dueDate !== null) {
       rows.push(
         ...(await withNames()
           .where(visibleTo(scope))
-          .where(listFilters(f))
+          .where(listFilters(f, dialect, narrow))
           .where('projects.due_date', 'is not', null)
           .$if(cursor !== undefined, (q) => q.where((eb) => eb(eb.refTuple('projects.due_date', 'projects.id'), '>', eb.tuple(cursor!.dueDate!, cursor!.id))))
           .orderBy('projects.due_date')
@@ -143,7 +187,7 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
       rows.push(
         ...(await withNames()
           .where(visibleTo(scope))
-          .where(listFilters(f))
+          .where(listFilters(f, dialect, narrow))
           .where('projects.due_date', 'is', null)
           .$if(cursor?.dueDate === null, (q) => q.where('projects.id', '>', cursor!.id))
           .orderBy('projects.id')
@@ -219,9 +263,10 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
     async list(scope: Scope, f: ProjectFilter): Promise<Page<ProjectWithNames>> {
       if (f.sort === 'due') return listByDue(scope, f);
       const cursor = decodeCursor(f.cursor);
+      const narrow = await isNarrow(f.q);
       const rows = await withNames()
         .where(visibleTo(scope))
-        .where(listFilters(f))
+        .where(listFilters(f, dialect, narrow))
         .$if(cursor !== undefined, (q) => q.where(olderThan('projects', cursor!)))
         .orderBy('projects.created_at', 'desc')
         .orderBy('projects.id', 'desc')

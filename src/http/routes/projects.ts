@@ -1,6 +1,8 @@
-import { Type } from '@fastify/type-provider-typebox';
+import { Readable } from 'node:stream';
+import { type Static, type TObject, Type } from '@fastify/type-provider-typebox';
 import { authorizePayment, recordPayment } from '../../actions/payments.js';
 import { createProject, editProjectDetails, getProject, listProjects, patchProject, runProjectAction } from '../../actions/projects.js';
+import { projectsCsv, projectsCsvFilename } from '../../actions/projects-csv.js';
 import { submitPi } from '../../actions/submit-pi.js';
 import { todayOf } from '../../deps.js';
 import { DUE_FILTERS, type DueFilter } from '../../domain/due.js';
@@ -9,12 +11,47 @@ import { PROJECT_ACTIONS, type ProjectAction, availableActions, decideDetailsEdi
 import { decideUpload } from '../../domain/upload-policy.js';
 import { AppError, errors } from '../../errors.js';
 import { presentFiles, presentPayment, presentProject } from '../../presenters/index.js';
+import { PROJECT_CSV_COLUMNS } from '../../presenters/projects-csv.js';
 import { actorOf } from '../session.js';
 import { CustomerIdInput, IdParams, JobInput, Limit, NullableString, Payment, PaymentInput, PiSubmission, Project, ProjectDetail, enumOf, errorRef, pageOf } from '../schemas.js';
 import { type App, type RouteContext, documentAccessOf, withRequestLog } from './context.js';
 
 /** The lifecycle actions whose body is at most a note: submit-pi carries the PI's figures, on a route of its own. */
 const SIMPLE_ACTIONS = PROJECT_ACTIONS.filter((a) => a !== 'submit-pi');
+
+/** The filters of GET /api/projects, which GET /api/projects.csv takes too. */
+const LIST_FILTERS = {
+  status: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...PROJECT_STATUSES] })),
+  pocId: Type.Optional(Type.String()),
+  customerId: Type.Optional(Type.String({ description: "the customer's projects" })),
+  approval: Type.Optional(
+    Type.Unsafe<string>({ type: 'string', enum: [...APPROVAL_STATUSES], description: 'approval status; PENDING also matches projects without a decision yet' }),
+  ),
+  piStatus: Type.Optional(enumOf(PI_STATUSES)),
+  due: Type.Optional(
+    Type.Unsafe<DueFilter>({
+      type: 'string',
+      enum: [...DUE_FILTERS],
+      description: "open projects (not DELIVERED or CANCELLED) by due date, against today in TIMEZONE: overdue (before today), today, week (today or the next 6 days)",
+    }),
+  ),
+  sort: Type.Optional(
+    Type.Unsafe<'newest' | 'due'>({ type: 'string', enum: ['newest', 'due'], description: 'newest first (default), or earliest due date first with projects without one last' }),
+  ),
+  q: Type.Optional(Type.String({ description: "name, reference, the POC's or the customer's name contains (case-insensitive)" })),
+};
+
+/** Those filters as the repository takes them. */
+const filterOf = (query: Static<TObject<typeof LIST_FILTERS>>) => ({
+  status: query.status as ProjectModel['status'] | undefined,
+  approval: query.approval as ApprovalStatus | undefined,
+  piStatus: query.piStatus as PiStatus | undefined,
+  due: query.due,
+  sort: query.sort,
+  pocId: query.pocId,
+  customerId: query.customerId,
+  q: query.q,
+});
 
 /** Projects (interface.md) and their lifecycle actions (domain/project-lifecycle.ts). */
 export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
@@ -46,24 +83,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
         tags: ['projects'],
         summary: 'Projects the caller may see, newest first or by due date',
         querystring: Type.Object({
-          status: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...PROJECT_STATUSES] })),
-          pocId: Type.Optional(Type.String()),
-          customerId: Type.Optional(Type.String({ description: "the customer's projects" })),
-          approval: Type.Optional(
-            Type.Unsafe<string>({ type: 'string', enum: [...APPROVAL_STATUSES], description: 'approval status; PENDING also matches projects without a decision yet' }),
-          ),
-          piStatus: Type.Optional(enumOf(PI_STATUSES)),
-          due: Type.Optional(
-            Type.Unsafe<DueFilter>({
-              type: 'string',
-              enum: [...DUE_FILTERS],
-              description: "open projects (not DELIVERED or CANCELLED) by due date, against today in TIMEZONE: overdue (before today), today, week (today or the next 6 days)",
-            }),
-          ),
-          sort: Type.Optional(
-            Type.Unsafe<'newest' | 'due'>({ type: 'string', enum: ['newest', 'due'], description: 'newest first (default), or earliest due date first with projects without one last' }),
-          ),
-          q: Type.Optional(Type.String({ description: "name, reference, the POC's or the customer's name contains (case-insensitive)" })),
+          ...LIST_FILTERS,
           limit: Limit,
           cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page, with the same sort' })),
         }),
@@ -71,21 +91,35 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
       },
     },
     async (req) => {
-      const { status, pocId, customerId, approval, piStatus, due, sort, q, limit, cursor } = req.query;
-      const result = await listProjects(deps, actorOf(req), {
-        status: status as ProjectModel['status'] | undefined,
-        approval: approval as ApprovalStatus | undefined,
-        piStatus: piStatus as PiStatus | undefined,
-        due,
-        sort,
-        pocId,
-        customerId,
-        q,
-        limit: limit ?? 50,
-        cursor,
-      });
+      const result = await listProjects(deps, actorOf(req), { ...filterOf(req.query), limit: req.query.limit ?? 50, cursor: req.query.cursor });
       const today = todayOf(deps);
       return { items: result.items.map((p) => presentProject(p, today)), nextCursor: result.nextCursor };
+    },
+  );
+
+  app.get(
+    '/api/projects.csv',
+    {
+      onRequest: hooks.requireSession,
+      schema: {
+        tags: ['projects'],
+        summary: 'The projects the caller may see as CSV, with the filters of GET /api/projects',
+        description:
+          'UTF-8 with a byte-order mark, RFC 4180, a header line then one line per project; values beginning with =, +, - or @ are prefixed with \'. ' +
+          `Columns: ${PROJECT_CSV_COLUMNS.join(', ')}; amounts in the currency's major units (125000.00 for INR). Streamed page by page as the client reads.`,
+        querystring: Type.Object(LIST_FILTERS),
+        produces: ['text/csv'],
+        response: { 200: Type.Unsafe<string>({ description: 'the CSV (text/csv; charset=utf-8)', type: 'string' }), 400: errorRef, 401: errorRef },
+      },
+    },
+    async (req, reply) => {
+      const csv = projectsCsv(deps, actorOf(req), filterOf(req.query));
+      reply.header('content-type', 'text/csv; charset=utf-8');
+      reply.header('content-disposition', `attachment; filename="${projectsCsvFilename(deps)}"`);
+      reply.header('cache-control', 'no-store');
+      reply.header('x-content-type-options', 'nosniff');
+      // One page in hand at most: the next is read when the socket has taken this one.
+      return reply.send(Readable.from(csv, { highWaterMark: 1 }));
     },
   );
 
