@@ -307,7 +307,7 @@ function describeBrowserTests() {
       await admin.getByLabel('Amount').fill('125000.50');
       await admin.getByRole('button', { name: 'Submit the PI' }).click();
       await hasText(pi, 'Submitted, awaiting verification');
-      await hasText(admin.getByTestId('project-pi-figures'), 'PI-2026-014: INR 125000.50');
+      await hasText(admin.getByTestId('project-pi-figures'), 'PI-2026-014: ₹1,25,000.50');
       await admin.getByRole('button', { name: 'Verify PI' }).click();
       await hasText(pi, 'Verified');
       assert.equal(await admin.getByRole('button', { name: 'Approve', exact: true }).count(), 0);
@@ -504,8 +504,8 @@ function describeBrowserTests() {
       await hasText(poc.getByTestId('project-approval'), /^Rejected by Ada Admin, .*Note: Which size\? Say A7 or A8\.$/);
 
       // Correct the request, then ask again.
-      await poc.getByRole('button', { name: 'Edit name and description' }).click();
-      const edit = poc.getByRole('form', { name: 'Edit name and description' });
+      await poc.getByRole('button', { name: 'Edit details' }).click();
+      const edit = poc.getByRole('form', { name: 'Edit details' });
       await edit.getByLabel('Name', { exact: true }).fill('Visiting cards, A7');
       await edit.getByLabel('Description (optional)').fill('A7, 400 gsm, 500 copies');
       await edit.getByRole('button', { name: 'Save' }).click();
@@ -531,7 +531,7 @@ function describeBrowserTests() {
       await hasText(poc.getByTestId('project-status'), 'Approved');
       await poc.getByRole('status').filter({ hasText: 'sent to the admins' }).waitFor({ state: 'detached' });
       // The owner keeps editing the details until printing starts (interface.md, the job itself).
-      await poc.getByRole('button', { name: 'Edit name and description' }).waitFor();
+      await poc.getByRole('button', { name: 'Edit details' }).waitFor();
     });
 
     test('long names wrap or scroll inside their box, at 1280×800 and on a 390 px phone', async () => {
