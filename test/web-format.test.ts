@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatMoney, todayIso } from '../web/src/format.js';
+import { formatMoney, todayIso } from '../web/src/money.js';
 
 /** The web app's money format (web/src/format.ts): minor units to text without floating point. */
 

@@ -85,7 +85,7 @@ export function CustomersPage() {
                     {!c.active && (
                       <>
                         {' '}
-                        <span className="badge badge-cancelled">Inactive</span>
+                        <span className="badge">Inactive</span>
                       </>
                     )}
                   </p>
