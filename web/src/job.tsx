@@ -217,7 +217,8 @@ export const OverdueBadge = () => <span className="badge badge-overdue">Overdue<
 
 function LinesTable({ items }: { items: JobItem[] }) {
   return (
-    <div className="table-scroll lines-box">
+    // Focusable, so keyboard users can scroll the lines sideways on a narrow screen.
+    <div className="table-scroll lines-box" tabIndex={0} role="region" aria-label="The job’s lines">
       <table className="table lines-table" data-testid="job-lines">
         <caption className="visually-hidden">The job’s lines</caption>
         <thead>
