@@ -300,6 +300,26 @@ else
       await screenshot(admin, 'job-projects');
     });
 
+    test('a POC keeps customers but may not change whether one is active', async () => {
+      const poc = await svc.createUser({ role: 'POC', name: 'Priya Sharma', email: 'priya@example.com', password: 'priya-pass-42' });
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-GB' });
+      context.setDefaultTimeout(30_000);
+      const page = watch(await context.newPage(), 'poc');
+      try {
+        await signIn(page, poc);
+        await page.getByRole('link', { name: 'Customers' }).click();
+        const card = page.getByTestId(`customer-${CUSTOMER}`);
+        await card.getByRole('button', { name: /^Edit/ }).click();
+        await card.getByLabel('Phone (optional)').fill('+91 20 1234 5678');
+        assert.equal(await card.getByRole('checkbox').count(), 0, 'no Active box for a POC');
+        await card.getByRole('button', { name: 'Save' }).click();
+        await card.getByText('+91 20 1234 5678').waitFor();
+        assert.equal((await adminApi.get('/api/customers')).body.items[0].phone, '+91 20 1234 5678');
+      } finally {
+        await context.close();
+      }
+    });
+
     test('the customer’s CLIENT follows the project on a 390 px phone, without actions they may not take; nothing scrolls sideways', async () => {
       const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'en-IN', isMobile: true, hasTouch: true });
       context.setDefaultTimeout(30_000);
