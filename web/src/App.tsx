@@ -4,6 +4,7 @@ import { api } from './api';
 import { ConnectionNotice, ErrorMessage } from './components';
 import { ROLE_LABELS } from './format';
 import { AccountPage } from './pages/Account';
+import { CustomersPage } from './pages/Customers';
 import { DashboardPage } from './pages/Dashboard';
 import { NewProjectPage } from './pages/NewProject';
 import { NotFoundPage } from './pages/NotFound';
@@ -55,6 +56,7 @@ export function App() {
           <Route path="/projects" component={ProjectsPage} />
           <Route path="/projects/new" component={NewProjectPage} />
           <Route path="/projects/:id">{(params) => <ProjectPage key={params.id} id={params.id} />}</Route>
+          <Route path="/customers" component={CustomersPage} />
           <Route path="/team" component={TeamPage} />
           <Route path="/webhooks" component={WebhooksPage} />
           <Route path="/account" component={AccountPage} />
@@ -101,6 +103,7 @@ function Header({ live }: { live: Live }) {
           <NavLink href="/projects" nested>
             Projects
           </NavLink>
+          {user.role !== 'CLIENT' && <NavLink href="/customers">Customers</NavLink>}
           {user.role === 'ADMIN' && <NavLink href="/team">Team</NavLink>}
           {user.role === 'ADMIN' && <NavLink href="/webhooks">Webhooks</NavLink>}
           <NavLink href="/account">My account</NavLink>

@@ -2,7 +2,7 @@
 import type { DocumentType, ProjectStatus, Role } from '../../src/domain/model';
 import type { ProjectAction } from '../../src/domain/project-lifecycle';
 import type { EmailCategory } from '../../src/mail/rules';
-import type { presentAccount, presentActivity, presentComment, presentFiles, presentPayment, presentProject, presentSessionUser, presentTeamMember } from '../../src/presenters';
+import type { presentAccount, presentActivity, presentComment, presentCustomer, presentFiles, presentJobItem, presentPayment, presentProject, presentSessionUser, presentTeamMember, presentTeamMemberDetail } from '../../src/presenters';
 
 // The enumerations and action names are the service's own, so a new status or type reaches the app by itself.
 export { DOCUMENT_TYPES, PROJECT_STATUSES, ROLES } from '../../src/domain/model';
@@ -17,6 +17,27 @@ export type Payment = ReturnType<typeof presentPayment>;
 export type ActivityEntry = ReturnType<typeof presentActivity>;
 export type Comment = ReturnType<typeof presentComment>;
 export type TeamMember = ReturnType<typeof presentTeamMember>;
+export type TeamMemberDetail = ReturnType<typeof presentTeamMemberDetail>;
+export type JobItem = ReturnType<typeof presentJobItem>;
+export type Customer = ReturnType<typeof presentCustomer>;
+/** A job line as sent: `id` keeps an existing line. */
+export type JobLine = Partial<Omit<JobItem, 'description' | 'quantity'>> & { description: string; quantity: number };
+/** The job's fields as POST /api/projects and PATCH …/details take them (null clears). */
+export interface JobFields {
+  customerId?: string | null;
+  reference?: string | null;
+  dueDate?: string | null;
+  deliveryAddress?: string | null;
+  items?: JobLine[];
+}
+export interface CustomerFields {
+  name?: string;
+  gstin?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  billingAddress?: string | null;
+  active?: boolean;
+}
 export type Account = ReturnType<typeof presentAccount>;
 export type EmailPreferences = Record<EmailCategory, boolean>;
 export { EMAIL_CATEGORIES, type EmailCategory } from '../../src/mail/rules';
@@ -116,6 +137,10 @@ export interface ProjectFilter {
   status?: string;
   approval?: string;
   q?: string;
+  due?: string;
+  piStatus?: string;
+  customerId?: string;
+  sort?: string;
   limit?: number;
   cursor?: string;
 }
@@ -144,20 +169,33 @@ export const api = {
   project: (id: string) => request<ProjectDetail>('GET', `/api/projects/${encodeURIComponent(id)}`),
   comments: (id: string, cursor?: string) => request<Page<Comment>>('GET', `/api/projects/${encodeURIComponent(id)}/comments${query({ limit: 200, cursor })}`),
   addComment: (id: string, body: { body: string; internal: boolean }) => request<Comment>('POST', `/api/projects/${encodeURIComponent(id)}/comments`, body),
-  createProject: (body: { name: string; description?: string; pocId?: string }) => request<Project>('POST', '/api/projects', body),
-  editDetails: (id: string, body: { name?: string; description?: string | null }) => request<Project>('PATCH', `/api/projects/${encodeURIComponent(id)}/details`, body),
+  /** The CSV of the projects a filter lists (a download link, not a fetch). */
+  projectsCsvUrl: (filter: ProjectFilter) => `/api/projects.csv${query({ ...filter })}`,
+  createProject: (body: { name: string; description?: string; pocId?: string } & JobFields) => request<Project>('POST', '/api/projects', body),
+  editDetails: (id: string, body: { name?: string; description?: string | null } & JobFields) => request<Project>('PATCH', `/api/projects/${encodeURIComponent(id)}/details`, body),
   /** The PI with its figures: the amount in minor units of the currency. */
-  submitPi: (id: string, body: { number: string; amount: number; currency: string; note?: string }) =>
+  submitPi: (id: string, body: { number: string; amount: number; currency: string; validUntil?: string; note?: string }) =>
     request<Project>('POST', `/api/projects/${encodeURIComponent(id)}/submit-pi`, body),
   /** Withdraw a wrong document (an admin at any time, its uploader within 24 hours), with the reason. */
   voidDocument: (projectId: string, fileId: string, reason: string) =>
     request<FileUpload>('POST', `/api/projects/${encodeURIComponent(projectId)}/files/${encodeURIComponent(fileId)}/void`, { reason }),
+  /** A payment received (ADMIN): the amount in minor units. */
+  recordPayment: (id: string, body: { amount: number; receivedOn: string; currency?: string; method?: string; reference?: string }) =>
+    request<Payment>('POST', `/api/projects/${encodeURIComponent(id)}/payments`, body),
+
+  customers: (filter: { q?: string; active?: string; limit?: number; cursor?: string }) => request<Page<Customer>>('GET', `/api/customers${query({ ...filter })}`),
+  customer: (id: string) => request<Customer>('GET', `/api/customers/${encodeURIComponent(id)}`),
+  createCustomer: (body: CustomerFields) => request<Customer>('POST', '/api/customers', body),
+  updateCustomer: (id: string, body: CustomerFields) => request<Customer>('PATCH', `/api/customers/${encodeURIComponent(id)}`, body),
   act: (id: string, action: ProjectAction, note?: string) =>
     request<Project>('POST', `/api/projects/${encodeURIComponent(id)}/${action}`, note ? { note } : {}),
 
   team: () => request<TeamMember[]>('GET', '/api/team'),
   createMember: (body: NewMember) => request<TeamMember>('POST', '/api/team', body),
   updateMember: (id: string, change: MemberChange) => request<TeamMember>('PATCH', `/api/team/${encodeURIComponent(id)}`, change),
+  member: (id: string) => request<TeamMemberDetail>('GET', `/api/team/${encodeURIComponent(id)}`),
+  /** Attach a CLIENT to their company, or detach (null). */
+  setMemberCustomer: (id: string, customerId: string | null) => request<TeamMemberDetail>('PATCH', `/api/team/${encodeURIComponent(id)}`, { customerId }),
 
   account: () => request<Account>('GET', '/api/account'),
   updateAccount: (change: { name?: string; phone?: string | null; emailPreferences?: Partial<EmailPreferences> }) => request<Account>('PATCH', '/api/account', change),

@@ -116,3 +116,10 @@ export function uploadBlocker(p: Pick<Project, 'status' | 'approval' | 'piStatus
   if (type !== 'PO') return `${type === 'CHALLAN' ? 'A challan' : 'An invoice'} can be added once the project is dispatched (now: ${STATUS_LABELS[p.status].toLowerCase()}).`;
   return apiReason;
 }
+
+
+// Money and calendar days live apart (no app imports), so the Node tests import them too.
+export { formatMoney, todayIso } from './money';
+
+/** A calendar date (YYYY-MM-DD) as the reader's locale writes it, without a time zone shift. */
+export const formatDay = (day: string) => date.format(new Date(`${day}T12:00:00`));

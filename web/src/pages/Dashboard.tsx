@@ -2,12 +2,12 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { DOCUMENT_TYPES, ROLES, type Stats, api } from '../api';
 import { ActivityList, PageTitle, QueryError, StatusBadge } from '../components';
-import { DOCUMENT_SHORT_LABELS, ROLE_LABELS, STAGES, STAGE_LABELS, type Stage, formatDate, formatNumber, personName } from '../format';
+import { DOCUMENT_SHORT_LABELS, ROLE_LABELS, STAGES, STAGE_LABELS, type Stage, formatDate, formatMoney, formatNumber, personName } from '../format';
 import { useUser } from '../session';
 
-function Tile({ label, value, href, testId }: { label: string; value: number; href?: string; testId: string }) {
+function Tile({ label, value, href, testId, alert = false }: { label: string; value: number; href?: string; testId: string; alert?: boolean }) {
   return (
-    <div className="tile" data-testid={testId}>
+    <div className={alert ? 'tile tile-alert' : 'tile'} data-testid={testId}>
       <dt>{href ? <Link href={href}>{label}</Link> : label}</dt>
       <dd>{formatNumber(value)}</dd>
     </div>
@@ -90,6 +90,34 @@ export function DashboardPage() {
                 <Tile key={s} label={STAGE_LABELS[s]} value={stageCount(stats.data, s)} href={`/projects?status=${s}`} testId={`projects-${s}`} />
               ))}
             </dl>
+          </section>
+          <section className="card" aria-labelledby="due-stats" data-testid="due">
+            <h2 id="due-stats">Due dates and PIs</h2>
+            <dl className="tiles">
+              <Tile label="Overdue" value={stats.data.due.overdue} href="/projects?due=overdue&sort=due" testId="due-overdue" alert={stats.data.due.overdue > 0} />
+              <Tile label="Due today" value={stats.data.due.today} href="/projects?due=today&sort=due" testId="due-today" />
+              <Tile label="Due this week" value={stats.data.due.week} href="/projects?due=week&sort=due" testId="due-week" />
+              <Tile label="PIs awaiting verification" value={stats.data.pi.awaitingVerification} href="/projects?piStatus=SUBMITTED" testId="pi-awaiting" />
+            </dl>
+            {stats.data.pi.outstanding && (
+              <div className="outstanding" data-testid="outstanding">
+                <h3>Outstanding</h3>
+                {Object.keys(stats.data.pi.outstanding).length === 0 ? (
+                  <p className="muted small-text">Nothing is owed.</p>
+                ) : (
+                  <ul className="plain-list">
+                    {Object.entries(stats.data.pi.outstanding).map(([currency, o]) => (
+                      <li key={currency}>
+                        <strong>{formatMoney(o.amount, currency)}</strong>{' '}
+                        <span className="muted">
+                          on {formatNumber(o.projects)} {o.projects === 1 ? 'project' : 'projects'}
+                        </span>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </div>
+            )}
           </section>
           <section className="card" aria-labelledby="documents-stats">
             <h2 id="documents-stats">

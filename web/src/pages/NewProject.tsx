@@ -2,10 +2,11 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api } from '../api';
-import { ErrorMessage, Field, PageTitle, placeError } from '../components';
+import { ErrorMessage, Field, PageTitle } from '../components';
 import { ROLE_LABELS } from '../format';
 import { MAX_LENGTH } from '../../../src/domain/limits';
 import { useUser } from '../session';
+import { JobFieldsEditor, type JobValues, jobBody, jobRefusals, jobValuesOf, placeJobError } from '../job';
 
 /** Create a project: anyone for themselves; an admin for any active member. */
 export function NewProjectPage() {
@@ -16,20 +17,33 @@ export function NewProjectPage() {
   const team = useQuery({ queryKey: ['team'], queryFn: api.team, enabled: isAdmin });
   const [values, setValues] = useState({ name: '', description: '', pocId: user.id });
   const set = (field: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [field]: e.target.value }));
+  const [job, setJob] = useState<JobValues>(jobValuesOf());
+  const [refusals, setRefusals] = useState<Record<string, string>>({});
 
   const create = useMutation({
     mutationFn: () =>
-      api.createProject({ name: values.name, ...(values.description.trim() ? { description: values.description } : {}), ...(isAdmin ? { pocId: values.pocId } : {}) }),
+      api.createProject({
+        name: values.name,
+        ...(values.description.trim() ? { description: values.description } : {}),
+        ...(isAdmin ? { pocId: values.pocId } : {}),
+        ...jobBody(job),
+      }),
     onSuccess: (project) => {
       void queryClient.invalidateQueries({ queryKey: ['projects'] });
       navigate(`/projects/${project.id}`);
     },
   });
-  const { fields, form } = placeError(create.error, values);
+  const answered = placeJobError(create.error, values);
+  const fields = { ...answered.fields, ...refusals };
+  const form = answered.form;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!create.isPending) create.mutate();
+    if (create.isPending) return;
+    const found = jobRefusals(job);
+    setRefusals(found);
+    if (Object.keys(found).length) return create.reset();
+    create.mutate();
   };
 
   const members = (team.data ?? []).filter((m) => m.active);
@@ -61,6 +75,7 @@ export function NewProjectPage() {
             )}
           </Field>
         )}
+        <JobFieldsEditor values={job} onChange={setJob} errors={fields} />
         <ErrorMessage error={form} />
         <div className="form-actions">
           <button type="submit" className="primary" aria-disabled={create.isPending}>

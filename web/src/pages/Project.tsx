@@ -4,9 +4,10 @@ import { Link } from 'wouter';
 import { ApiError, DOCUMENT_TYPES, type DocumentType, type FileUpload, type ProjectAction, type ProjectDetail, type Upload, api, sha256OfFile, uploadDocument } from '../api';
 import { ActivityList, ErrorMessage, Field, PageTitle, QueryError, StatusBadge, placeError } from '../components';
 import { MAX_LENGTH } from '../../../src/domain/limits';
-import { formatMinor, isCurrencyCode, minorDigits, parseMajor } from '../../../src/domain/money';
+import { isCurrencyCode, minorDigits, parseMajor } from '../../../src/domain/money';
 import { decideVoid } from '../../../src/domain/void-policy';
-import { ACTION_LABELS, DOCUMENT_AS, DOCUMENT_LABELS, PI_LABELS, STAGE_LABELS, formatBytes, formatDateTime, personName, stageOf, uploadBlocker } from '../format';
+import { ACTION_LABELS, DOCUMENT_AS, DOCUMENT_LABELS, PI_LABELS, STAGE_LABELS, formatBytes, formatDateTime, formatDay, formatMoney, personName, stageOf, todayIso, uploadBlocker } from '../format';
+import { JobFieldsEditor, JobSummary, type JobValues, jobBody, jobRefusals, jobValuesOf, placeJobError } from '../job';
 import { Thumbnail } from '../preview';
 import { useSession, useUser } from '../session';
 import { Comments } from './Comments';
@@ -44,10 +45,12 @@ function ProjectView({ project: p }: { project: ProjectDetail }) {
       <PageTitle>{p.name}</PageTitle>
       {p.description && <p className="lead description">{p.description}</p>}
       {p.canEditDetails && <EditDetails project={p} />}
+      <JobSummary project={p} />
       <div className="project-grid">
         <div className="stack">
           <Summary project={p} />
           <Actions project={p} />
+          <Payments project={p} />
         </div>
         <div className="stack">
           <Documents project={p} onReplace={(type) => setReplacing({ type, at: Date.now() })} />
@@ -88,8 +91,8 @@ function Summary({ project: p }: { project: ProjectDetail }) {
           <dd data-testid="project-pi">{PI_LABELS[p.piStatus]}</dd>
           {p.pi && (
             <dd className="muted small-text" data-testid="project-pi-figures">
-              {p.pi.number}: {p.pi.currency} {formatMinor(p.pi.amount, p.pi.currency)}
-              {p.pi.validUntil && `, valid until ${p.pi.validUntil}`}
+              {p.pi.number}: {formatMoney(p.pi.amount, p.pi.currency)}
+              {p.pi.validUntil && `, valid until ${formatDay(p.pi.validUntil)}`}
             </dd>
           )}
         </div>
@@ -97,8 +100,8 @@ function Summary({ project: p }: { project: ProjectDetail }) {
           <div>
             <dt>Paid</dt>
             <dd data-testid="project-paid">
-              {formatMinor(p.paid, p.pi?.currency ?? p.payments[0]?.currency ?? 'INR')}
-              {p.balance !== null && p.pi && ` (balance ${p.pi.currency} ${formatMinor(p.balance, p.pi.currency)})`}
+              {formatMoney(p.paid, p.pi?.currency ?? p.payments[0]?.currency ?? 'INR')}
+              {p.balance !== null && p.pi && ` (balance ${formatMoney(p.balance, p.pi.currency)})`}
             </dd>
           </div>
         )}
@@ -128,11 +131,13 @@ function EditDetails({ project: p }: { project: ProjectDetail }) {
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const [values, setValues] = useState({ name: p.name, description: p.description ?? '' });
+  const [job, setJob] = useState<JobValues>(jobValuesOf(p));
+  const [refusals, setRefusals] = useState<Record<string, string>>({});
   const [saved, setSaved] = useState<string | null>(null);
   const toggleRef = useRef<HTMLButtonElement>(null);
   const set = (field: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [field]: e.target.value }));
   const save = useMutation({
-    mutationFn: () => api.editDetails(p.id, { name: values.name, description: values.description.trim() ? values.description : null }),
+    mutationFn: () => api.editDetails(p.id, { name: values.name, description: values.description.trim() ? values.description : null, ...jobBody(job) }),
     onSuccess: (updated) => {
       setOpen(false);
       setSaved(updated.updatedAt);
@@ -140,10 +145,16 @@ function EditDetails({ project: p }: { project: ProjectDetail }) {
       void queryClient.invalidateQueries({ queryKey: ['project', p.id] });
     },
   });
-  const { fields, form } = placeError(save.error, values);
+  const answered = placeJobError(save.error, values);
+  const fields = { ...answered.fields, ...refusals };
+  const form = answered.form;
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!save.isPending) save.mutate();
+    if (save.isPending) return;
+    const found = jobRefusals(job);
+    setRefusals(found);
+    if (Object.keys(found).length) return save.reset();
+    save.mutate();
   };
   const rejected = stageOf(p) === 'REJECTED';
   return (
@@ -155,12 +166,14 @@ function EditDetails({ project: p }: { project: ProjectDetail }) {
         aria-expanded={open}
         onClick={() => {
           setValues({ name: p.name, description: p.description ?? '' });
+          setJob(jobValuesOf(p));
+          setRefusals({});
           setSaved(null);
           save.reset();
           setOpen((o) => !o);
         }}
       >
-        Edit name and description
+        Edit details
       </button>
       {saved === p.updatedAt && (
         <p className="success" role="status">
@@ -168,13 +181,14 @@ function EditDetails({ project: p }: { project: ProjectDetail }) {
         </p>
       )}
       {open && (
-        <form className="card form" onSubmit={submit} noValidate aria-label="Edit name and description">
+        <form className="card form" onSubmit={submit} noValidate aria-label="Edit details">
           <Field label="Name" error={fields.name} hint={`Up to ${MAX_LENGTH.name} characters.`}>
             {(props) => <input {...props} value={values.name} onChange={set('name')} autoComplete="off" maxLength={MAX_LENGTH.name} autoFocus />}
           </Field>
           <Field label="Description (optional)" error={fields.description}>
             {(props) => <textarea {...props} rows={3} value={values.description} onChange={set('description')} maxLength={MAX_LENGTH.description} />}
           </Field>
+          <JobFieldsEditor values={job} onChange={setJob} errors={fields} />
           <ErrorMessage error={form} />
           <div className="form-actions">
             <button type="submit" className="primary" aria-disabled={save.isPending}>
@@ -339,11 +353,11 @@ function Actions({ project: p }: { project: ProjectDetail }) {
  * (src/domain/money.ts), never floating point.
  */
 function SubmitPiForm({ project: p, note, onDone, onCancel }: { project: ProjectDetail; note?: string; onDone: (updated: { updatedAt: string }) => void; onCancel: () => void }) {
-  const [values, setValues] = useState({ number: p.pi?.number ?? '', amount: '', currency: p.pi?.currency ?? p.payments[0]?.currency ?? 'INR' });
+  const [values, setValues] = useState({ number: p.pi?.number ?? '', amount: '', currency: p.pi?.currency ?? p.payments[0]?.currency ?? 'INR', validUntil: p.pi?.validUntil ?? '' });
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const set = (field: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [field]: e.target.value }));
   const send = useMutation({
-    mutationFn: (body: { number: string; amount: number; currency: string; note?: string }) => api.submitPi(p.id, body),
+    mutationFn: (body: { number: string; amount: number; currency: string; validUntil?: string; note?: string }) => api.submitPi(p.id, body),
     onSuccess: onDone,
     onError: (error) => setFieldErrors(placeError(error, values).fields),
   });
@@ -360,7 +374,7 @@ function SubmitPiForm({ project: p, note, onDone, onCancel }: { project: Project
     }
     setFieldErrors(errors);
     if (Object.keys(errors).length || amount === null || send.isPending) return;
-    send.mutate({ number: values.number.trim(), amount, currency, note });
+    send.mutate({ number: values.number.trim(), amount, currency, ...(values.validUntil ? { validUntil: values.validUntil } : {}), note });
   };
   return (
     <form className="form" onSubmit={submit} noValidate aria-label="Submit the PI">
@@ -372,6 +386,9 @@ function SubmitPiForm({ project: p, note, onDone, onCancel }: { project: Project
       </Field>
       <Field label="Currency" error={fieldErrors.currency}>
         {(props) => <input {...props} value={values.currency} onChange={set('currency')} maxLength={3} autoComplete="off" />}
+      </Field>
+      <Field label="Valid until (optional)" error={fieldErrors.validUntil}>
+        {(props) => <input {...props} type="date" value={values.validUntil} onChange={set('validUntil')} />}
       </Field>
       {send.error && !Object.keys(fieldErrors).length && <ErrorMessage error={send.error} />}
       <div className="form-actions">
@@ -781,5 +798,138 @@ function ProjectActivity({ id }: { id: string }) {
       {activity.isPending && <p className="muted">Loading…</p>}
       {activity.data && <ActivityList entries={activity.data.items} />}
     </section>
+  );
+}
+
+/** The payments received (newest first) with what is paid and the balance; for ADMINs, "Record a payment". */
+function Payments({ project: p }: { project: ProjectDetail }) {
+  const me = useUser();
+  const [open, setOpen] = useState(false);
+  const [recorded, setRecorded] = useState<string | null>(null);
+  const currency = p.pi?.currency ?? p.payments[0]?.currency ?? 'INR';
+  if (me.role !== 'ADMIN' && !p.pi && p.payments.length === 0) return null;
+  return (
+    <section className="card" aria-labelledby="payments-title" data-testid="payments">
+      <h2 id="payments-title">Payments</h2>
+      <dl className="facts money-facts">
+        <div>
+          <dt>PI amount</dt>
+          <dd data-testid="payments-pi">{p.pi ? formatMoney(p.pi.amount, p.pi.currency) : 'No PI yet'}</dd>
+        </div>
+        <div>
+          <dt>Paid</dt>
+          <dd data-testid="payments-paid">{formatMoney(p.paid, currency)}</dd>
+        </div>
+        <div>
+          <dt>Balance</dt>
+          <dd data-testid="payments-balance">{p.balance === null ? '—' : formatMoney(p.balance, currency)}</dd>
+        </div>
+      </dl>
+      {p.payments.length === 0 ? (
+        <p className="muted small-text">No payment recorded yet.</p>
+      ) : (
+        <ul className="plain-list payments-list" data-testid="payments-list">
+          {p.payments.map((pay) => (
+            <li key={pay.id}>
+              <strong>{formatMoney(pay.amount, pay.currency)}</strong> <span className="muted">on</span> <time dateTime={pay.receivedOn}>{formatDay(pay.receivedOn)}</time>
+              {(pay.method || pay.reference) && <span className="muted small-text"> · {[pay.method, pay.reference].filter(Boolean).join(' · ')}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+      {me.role === 'ADMIN' && (
+        <>
+          <button
+            type="button"
+            className="secondary small"
+            aria-expanded={open}
+            onClick={() => {
+              setRecorded(null);
+              setOpen((o) => !o);
+            }}
+          >
+            Record a payment
+          </button>
+          {open && (
+            <PaymentForm
+              project={p}
+              currency={currency}
+              onDone={(text) => {
+                setOpen(false);
+                setRecorded(text);
+              }}
+              onCancel={() => setOpen(false)}
+            />
+          )}
+          {recorded && (
+            <p className="success" role="status">
+              {recorded}
+            </p>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+/** A payment received: the amount typed in major units and sent in minor units (string arithmetic), a date not after today. */
+function PaymentForm({ project: p, currency, onDone, onCancel }: { project: ProjectDetail; currency: string; onDone: (text: string) => void; onCancel: () => void }) {
+  const queryClient = useQueryClient();
+  const today = todayIso();
+  const [values, setValues] = useState({ amount: '', receivedOn: today, method: '', reference: '' });
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const set = (field: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [field]: e.target.value }));
+  const send = useMutation({
+    mutationFn: (body: { amount: number; receivedOn: string; method?: string; reference?: string }) => api.recordPayment(p.id, body),
+    onSuccess: (pay) => {
+      void queryClient.invalidateQueries({ queryKey: ['project', p.id] });
+      void queryClient.invalidateQueries({ queryKey: ['stats'] });
+      onDone(`${formatMoney(pay.amount, pay.currency)} received on ${formatDay(pay.receivedOn)} is recorded.`);
+    },
+    onError: (error) => setFieldErrors(placeError(error, values).fields),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const errors: Record<string, string> = {};
+    const amount = parseMajor(values.amount, currency);
+    if (amount === null || amount < 1) {
+      const digits = minorDigits(currency);
+      errors.amount = digits ? `Amount must be a number more than 0, with at most ${digits} digits after the dot` : 'Amount must be a whole number more than 0';
+    }
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(values.receivedOn)) errors.receivedOn = 'Received on is required';
+    else if (values.receivedOn > today) errors.receivedOn = 'Received on must not be in the future';
+    setFieldErrors(errors);
+    if (Object.keys(errors).length || amount === null || send.isPending) return;
+    send.mutate({
+      amount,
+      receivedOn: values.receivedOn,
+      ...(values.method.trim() ? { method: values.method.trim() } : {}),
+      ...(values.reference.trim() ? { reference: values.reference.trim() } : {}),
+    });
+  };
+  return (
+    <form className="form" onSubmit={submit} noValidate aria-label="Record a payment">
+      <Field label="Amount" error={fieldErrors.amount} hint={`In ${currency}, e.g. 50000 or 50000.50`}>
+        {(props) => <input {...props} value={values.amount} onChange={set('amount')} inputMode="decimal" autoComplete="off" />}
+      </Field>
+      <Field label="Received on" error={fieldErrors.receivedOn}>
+        {(props) => <input {...props} type="date" value={values.receivedOn} max={today} onChange={set('receivedOn')} />}
+      </Field>
+      <Field label="Method (optional)" error={fieldErrors.method} hint="NEFT, cheque, UPI…">
+        {(props) => <input {...props} value={values.method} onChange={set('method')} maxLength={100} autoComplete="off" />}
+      </Field>
+      <Field label="Payment reference (optional)" error={fieldErrors.reference} hint="A UTR or cheque number.">
+        {(props) => <input {...props} value={values.reference} onChange={set('reference')} maxLength={100} autoComplete="off" />}
+      </Field>
+      {send.error && !Object.keys(fieldErrors).length && <ErrorMessage error={send.error} />}
+      <div className="form-actions">
+        <button type="submit" className="primary" aria-disabled={send.isPending}>
+          Record the payment
+        </button>
+        <button type="button" className="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }

@@ -1,9 +1,10 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'wouter';
-import { type Stats, api } from '../api';
+import { type PiStatus, type Stats, api } from '../api';
 import { PageTitle, QueryError, StatusBadge } from '../components';
-import { PI_LABELS, STAGES, STAGE_FILTERS, STAGE_LABELS, type Stage, formatDate, formatNumber, personName } from '../format';
+import { PI_LABELS, STAGES, STAGE_FILTERS, STAGE_LABELS, type Stage, formatDate, formatDay, formatNumber, personName } from '../format';
+import { OverdueBadge } from '../job';
 import { useUser } from '../session';
 
 const PAGE_SIZE = 20;
@@ -14,36 +15,49 @@ export function ProjectsPage() {
   const [params, setParams] = useSearchParams();
   const status = STAGES.find((s) => s === params.get('status')) ?? '';
   const q = params.get('q') ?? '';
+  const due = DUE_FILTERS.find((d) => d === params.get('due')) ?? '';
+  const piStatus = PI_STATUSES.find((s) => s === params.get('piStatus')) ?? '';
+  const customerId = params.get('customerId') ?? '';
+  const sort = params.get('sort') === 'due' ? 'due' : '';
   const [search, setSearch] = useState(q);
+  const customers = useQuery({ queryKey: ['customers', { active: 'all', limit: 200 }], queryFn: () => api.customers({ active: 'all', limit: 200 }) });
+  // The list's filter as the API takes it: also the CSV's.
+  const filter = { ...(status ? STAGE_FILTERS[status] : {}), q, due, piStatus, customerId, sort };
 
   const projects = useInfiniteQuery({
-    queryKey: ['projects', { status, q }],
-    queryFn: ({ pageParam }) => api.projects({ ...(status ? STAGE_FILTERS[status] : {}), q, limit: PAGE_SIZE, cursor: pageParam }),
+    queryKey: ['projects', { status, q, due, piStatus, customerId, sort }],
+    queryFn: ({ pageParam }) => api.projects({ ...filter, limit: PAGE_SIZE, cursor: pageParam }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
   const items = projects.data?.pages.flatMap((p) => p.items) ?? [];
   // The total, from the dashboard's figures, when the list is not narrowed by a search.
-  const stats = useQuery({ queryKey: ['stats'], queryFn: api.stats, enabled: !q });
-  const total = !q && stats.data ? totalOf(stats.data, status) : null;
+  const narrowed = Boolean(q || due || piStatus || customerId);
+  const stats = useQuery({ queryKey: ['stats'], queryFn: api.stats, enabled: !narrowed });
+  const total = !narrowed && stats.data ? totalOf(stats.data, status) : null;
 
-  const setFilter = (next: { status?: string; q?: string }) => {
-    const merged = { status, q, ...next };
+  const setFilter = (next: { status?: string; q?: string; due?: string; piStatus?: string; customerId?: string; sort?: string }) => {
+    const merged = { status, q, due, piStatus, customerId, sort, ...next };
     setParams(Object.fromEntries(Object.entries(merged).filter(([, v]) => v)), { replace: true });
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setFilter({ q: search.trim() });
   };
-  const filtered = Boolean(status || q);
+  const filtered = Boolean(status || narrowed);
 
   return (
     <>
       <PageTitle
         actions={
-          <Link href="/projects/new" className="button primary">
-            New project
-          </Link>
+          <>
+            <a className="button secondary" href={api.projectsCsvUrl(filter)} download data-testid="download-csv">
+              Download CSV
+            </a>
+            <Link href="/projects/new" className="button primary">
+              New project
+            </Link>
+          </>
         }
       >
         Projects
@@ -60,8 +74,50 @@ export function ProjectsPage() {
             ))}
           </select>
         </div>
+        <div className="field">
+          <label htmlFor="project-due">Due</label>
+          <select id="project-due" value={due} onChange={(e) => setFilter({ due: e.target.value })}>
+            <option value="">Any time</option>
+            {DUE_FILTERS.map((d) => (
+              <option key={d} value={d}>
+                {DUE_LABELS[d]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="project-pi">PI</label>
+          <select id="project-pi" value={piStatus} onChange={(e) => setFilter({ piStatus: e.target.value })}>
+            <option value="">Any PI status</option>
+            {PI_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {PI_LABELS[s]}
+              </option>
+            ))}
+          </select>
+        </div>
+        {(customers.data?.items.length ?? 0) > 0 && (
+          <div className="field">
+            <label htmlFor="project-customer">Customer</label>
+            <select id="project-customer" value={customerId} onChange={(e) => setFilter({ customerId: e.target.value })}>
+              <option value="">All customers</option>
+              {customers.data?.items.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+        <div className="field">
+          <label htmlFor="project-sort">Sort</label>
+          <select id="project-sort" value={sort} onChange={(e) => setFilter({ sort: e.target.value })}>
+            <option value="">Newest first</option>
+            <option value="due">Due date, earliest first</option>
+          </select>
+        </div>
         <div className="field grow">
-          <label htmlFor="project-search">Name contains</label>
+          <label htmlFor="project-search">Name, reference or POC contains</label>
           <input id="project-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="e.g. catalogue" />
         </div>
         <button type="submit" className="secondary">
@@ -92,6 +148,8 @@ export function ProjectsPage() {
               <tr>
                 <th scope="col">Name</th>
                 <th scope="col">Status</th>
+                <th scope="col">Customer</th>
+                <th scope="col">Due</th>
                 <th scope="col">PI</th>
                 {user.role === 'ADMIN' && <th scope="col">Point of contact</th>}
                 <th scope="col">Created</th>
@@ -107,6 +165,10 @@ export function ProjectsPage() {
                   </td>
                   <td data-label="Status">
                     <StatusBadge project={p} />
+                  </td>
+                  <td data-label="Customer">{p.customerName ?? '—'}</td>
+                  <td data-label="Due" data-testid="due-cell">
+                    {p.dueDate ? <time dateTime={p.dueDate}>{formatDay(p.dueDate)}</time> : '—'} {p.overdue && <OverdueBadge />}
                   </td>
                   <td data-label="PI">{PI_LABELS[p.piStatus]}</td>
                   {user.role === 'ADMIN' && <td data-label="Point of contact">{personName(p.pocId, p.pocName, user) ?? '—'}</td>}
@@ -145,3 +207,7 @@ function totalOf(stats: Stats, stage: Stage | ''): number {
   if (stage === 'REQUESTED') return p.byStatus.REQUESTED - p.rejected;
   return p.byStatus[stage];
 }
+
+const DUE_FILTERS = ['overdue', 'today', 'week'] as const;
+const DUE_LABELS: Record<(typeof DUE_FILTERS)[number], string> = { overdue: 'Overdue', today: 'Due today', week: 'Due this week' };
+const PI_STATUSES = Object.keys(PI_LABELS) as PiStatus[];

@@ -159,6 +159,7 @@ function TeamAdmin() {
                           {panel?.id === m.id && panel.mode === 'edit' && (
                             <EditMemberForm member={m} onDone={(text) => close(m.id, 'edit', text)} onCancel={() => close(m.id, 'edit')} />
                           )}
+                          {panel?.id === m.id && panel.mode === 'edit' && m.role === 'CLIENT' && <ClientCustomer member={m} />}
                           {panel?.id === m.id && panel.mode === 'password' && (
                             <PasswordForm member={m} onDone={(text) => close(m.id, 'password', text)} onCancel={() => close(m.id, 'password')} />
                           )}
@@ -408,5 +409,57 @@ function PasswordForm({ member, onDone, onCancel }: { member: TeamMember; onDone
       </div>
       <ErrorMessage error={form} />
     </form>
+  );
+}
+
+/**
+ * The company a CLIENT belongs to (PATCH /api/team/:id {customerId}): they then see that customer's
+ * projects. Read with GET /api/team/:id, since the specification's list carries no customerId.
+ */
+function ClientCustomer({ member }: { member: TeamMember }) {
+  const queryClient = useQueryClient();
+  const detail = useQuery({ queryKey: ['member', member.id], queryFn: () => api.member(member.id) });
+  const customers = useQuery({ queryKey: ['customers', { active: 'all', limit: 200 }], queryFn: () => api.customers({ active: 'all', limit: 200 }) });
+  const [saved, setSaved] = useState<string | null>(null);
+  const attach = useMutation({
+    mutationFn: (customerId: string | null) => api.setMemberCustomer(member.id, customerId),
+    onMutate: () => setSaved(null),
+    onSuccess: (m) => {
+      queryClient.setQueryData(['member', member.id], m);
+      void queryClient.invalidateQueries({ queryKey: ['customer'] });
+      const name = customers.data?.items.find((c) => c.id === m.customerId)?.name;
+      setSaved(name ? `${m.name} now sees ${name}’s projects.` : `${m.name} is no longer attached to a customer.`);
+    },
+  });
+  const { fields, form } = placeError(attach.error, { customerId: '' });
+  return (
+    <div className="inline-form" data-testid="client-customer">
+      <Field label={`Customer of ${member.name}`} error={fields.customerId} hint="A client sees every project of their customer.">
+        {(p) =>
+          detail.data && customers.data ? (
+            <select {...p} value={detail.data.customerId ?? ''} onChange={(e) => attach.mutate(e.target.value || null)} aria-disabled={attach.isPending}>
+              <option value="">No customer</option>
+              {customers.data.items.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.name}
+                  {c.active ? '' : ' (inactive)'}
+                </option>
+              ))}
+            </select>
+          ) : (
+            <select {...p} disabled>
+              <option>Loading…</option>
+            </select>
+          )
+        }
+      </Field>
+      <QueryError query={detail} what="The member’s customer" />
+      <ErrorMessage error={form} />
+      {saved && (
+        <p className="success" role="status">
+          {saved}
+        </p>
+      )}
+    </div>
   );
 }

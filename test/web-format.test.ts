@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { formatMoney, todayIso } from '../web/src/money.js';
+
+/** The web app's money format (web/src/format.ts): minor units to text without floating point. */
+
+test('formatMoney writes minor units in the currency, INR in the Indian grouping, exactly', () => {
+  const cases: [number | string, string, string][] = [
+    [12500000, 'INR', '₹1,25,000.00'],
+    [12500050, 'INR', '₹1,25,000.50'],
+    [1, 'INR', '₹0.01'],
+    [0, 'INR', '₹0.00'],
+    [-150, 'INR', '-₹1.50'],
+    // Past 2^53 as a number would lose the last digits; the string of digits keeps them.
+    ['9007199254740993', 'INR', '₹9,00,71,99,25,47,409.93'],
+    [9_007_199_254_740_000, 'INR', '₹9,00,71,99,25,47,400.00'],
+    // 0.1 + 0.2 style sums: 30 paise stay 30 paise.
+    [30, 'INR', '₹0.30'],
+  ];
+  for (const [amount, currency, text] of cases) assert.equal(formatMoney(amount, currency), text, `${amount} ${currency}`);
+});
+
+test('formatMoney follows the currency’s minor digits (JPY none, KWD three)', () => {
+  assert.match(formatMoney(1234, 'JPY'), /1,234/);
+  assert.doesNotMatch(formatMoney(1234, 'JPY'), /\./);
+  assert.match(formatMoney(1234, 'KWD'), /1\.234/);
+  assert.match(formatMoney(123456, 'USD'), /1,234\.56/);
+});
+
+test('todayIso is the local calendar date', () => {
+  assert.equal(todayIso(new Date(2026, 0, 5, 23, 59)), '2026-01-05');
+  assert.equal(todayIso(new Date(2026, 11, 31, 0, 0)), '2026-12-31');
+});
