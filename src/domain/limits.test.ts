@@ -25,11 +25,20 @@ test('textRefusal: required and bounded, the bound in the message, counted in ch
     ['reference', 'x'.repeat(101), false, 'Reference must be at most 100 characters'],
     ['deliveryAddress', 'x'.repeat(1000), false, null],
     ['deliveryAddress', 'x'.repeat(1001), false, 'Delivery address must be at most 1000 characters'],
+    ['number', 'x'.repeat(101), true, 'PI number must be at most 100 characters'],
+    ['number', '  ', true, 'PI number is required'],
+    ['method', 'x'.repeat(101), false, 'Method must be at most 100 characters'],
+    ['billingAddress', 'x'.repeat(1000), false, null],
+    ['billingAddress', 'x'.repeat(1001), false, 'Billing address must be at most 1000 characters'],
+    ['reason', 'x'.repeat(501), true, 'Reason must be at most 500 characters'],
+    ['reason', '', true, 'Reason is required'],
+    ['body', '👍'.repeat(5000), true, null],
+    ['body', 'x'.repeat(5001), true, 'Comment must be at most 5000 characters'],
   ];
   for (const [field, value, required, want] of cases) {
     assert.equal(message(textRefusal(field, value, required)), want, `${field} ${JSON.stringify(value)?.slice(0, 20)}`);
   }
-  assert.equal(Object.keys(MAX_LENGTH).length, 9);
+  assert.equal(Object.keys(MAX_LENGTH).length, 14, 'each bounded field has its cases above');
 });
 
 test('passwordRefusal: at least 8 characters, at most the 72 bytes bcrypt reads', () => {

@@ -590,7 +590,12 @@ function describeBrowserTests() {
 
         // The session ends outside the browser: window 1 learns it from its next request, window 2 from window 1.
         await svc.deps.store.sessions.deleteForUser(dana.user.id);
-        await one.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
+        // The click's request meets the 401, unless the live stream's session check got there first (then the page has moved on by itself).
+        await one
+          .getByRole('navigation', { name: 'Main' })
+          .getByRole('link', { name: 'Projects' })
+          .click({ timeout: 3000 })
+          .catch(() => undefined);
         for (const page of [one, two]) {
           await heading(page, 'Sign in').waitFor();
           await hasText(page.getByTestId('ended-reason'), 'Your session has ended. Sign in again.');
