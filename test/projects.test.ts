@@ -318,6 +318,11 @@ describe('GET /api/projects/:id', () => {
       detectedContentType: null,
       contentTypeMismatch: false,
       duplicateOf: null,
+      // standing, not withdrawn (test/void-documents.test.ts)
+      voidedAt: null,
+      voidedById: null,
+      voidedByName: null,
+      voidReason: null,
     });
     assert.deepEqual(files, [asJson(newer, poc.user.name), asJson(older, admin.user.name)]);
     assert.deepEqual(allowedActions, ['cancel']);

@@ -18,8 +18,8 @@ import { serverSecrets } from './migrations/011_server_secrets.js';
 import { job } from './migrations/013_job.js';
 import { customers } from './migrations/014_customers.js';
 import { piPayments } from './migrations/015_pi_payments.js';
-import { voidDocuments } from './migrations/017_void_documents.js';
 import { dueDigest } from './migrations/016_due_digest.js';
+import { voidDocuments } from './migrations/017_void_documents.js';
 import { apiTokens } from './migrations/018_api_tokens.js';
 import { comments } from './migrations/019_comments.js';
 import { webhooks } from './migrations/020_webhooks.js';
@@ -154,8 +154,8 @@ const migrations = (dialect: Dialect) => ({
   '013_job': job(),
   '014_customers': customers(dialect),
   '015_pi_payments': piPayments(dialect),
-  '017_void_documents': voidDocuments(dialect),
   '016_due_digest': dueDigest(dialect),
+  '017_void_documents': voidDocuments(dialect),
   '018_api_tokens': apiTokens(dialect),
   '019_comments': comments(dialect),
   '020_webhooks': webhooks(dialect),
