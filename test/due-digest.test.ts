@@ -172,12 +172,12 @@ describe('the due-date digest: who gets what, when', () => {
 
   test('a project delivered or cancelled leaves the digest; one with nothing left sends nothing', async () => {
     const lone = await svc.createUser({ role: 'POC', name: 'Lou Lone' });
-    const project = await svc.createProject(lone.user.id, { name: 'Only one', dueDate: '2026-03-14', status: 'DISPATCHED' });
-    await svc.deps.database.db.updateTable('projects').set({ status: 'DELIVERED' }).where('id', '=', project.id).execute();
+    // Delivered from the start: the job, running meanwhile on the earlier day's clock, never sees it open.
+    await svc.createProject(lone.user.id, { name: 'Only one', dueDate: '2026-03-14', status: 'DELIVERED' });
     setClock(svc, '2026-03-15T03:00:00.000Z');
     await settle(svc);
     assert.deepEqual(digestsTo(smtp, lone.user), []);
-    const claim = await svc.deps.database.db.selectFrom('due_digests').selectAll().where('user_id', '=', lone.user.id).executeTakeFirst();
+    const claim = await svc.deps.database.db.selectFrom('due_digests').selectAll().where('user_id', '=', lone.user.id).where('day', '=', '2026-03-15').executeTakeFirst();
     assert.deepEqual([claim?.day, claim?.outbox_id], ['2026-03-15', null]);
   });
 });
