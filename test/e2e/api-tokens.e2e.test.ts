@@ -1,7 +1,8 @@
 /**
  * API tokens in a real browser (Debian's Chromium through playwright-core): My account → API tokens →
  * a write token made, shown once with Copy, then used with fetch from the test as `Authorization:
- * Bearer`; revoked on the page, and refused from then on.
+ * Bearer`; revoked on the page, and refused from then on. An ADMIN sees everyone's tokens with
+ * their owner on My account and revokes a member's.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -86,5 +87,44 @@ else
       const refused = await fetch(`${svc.url}/api/auth/session`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(refused.status, 401);
       assert.deepEqual(problems, []);
+    });
+
+    test("an ADMIN sees a member's token among everyone's and revokes it", async () => {
+      const member = await svc.login(person.email, person.password);
+      const made = await member.post('/api/account/tokens', { name: 'Dispatch scanner', scope: 'write' });
+      assert.equal(made.status, 201);
+      const token = made.body.token as string;
+      const { client: admin, user, password } = await svc.signIn('ADMIN', { name: 'Admin Asha' });
+      await admin.post('/api/account/tokens', { name: 'Admin script', scope: 'read' });
+
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      try {
+        const adminPage = await context.newPage();
+        adminPage.on('dialog', (dialog) => void dialog.accept());
+        adminPage.on('pageerror', (err) => problems.push(`uncaught ${err.message}`));
+        await adminPage.goto(svc.url);
+        await heading(adminPage, 'Sign in').waitFor();
+        await adminPage.getByLabel('Email').fill(user.email);
+        await adminPage.getByLabel('Password').fill(password);
+        await adminPage.getByRole('button', { name: 'Sign in' }).click();
+        await heading(adminPage, 'Dashboard').waitFor();
+        await adminPage.getByRole('link', { name: 'My account' }).click();
+        const everyone = adminPage.getByRole('region', { name: 'Everyone’s API tokens' });
+        await everyone.getByRole('cell', { name: 'Dispatch scanner', exact: true }).waitFor();
+        await everyone.getByRole('cell', { name: person.name, exact: true }).waitFor();
+        await everyone.getByRole('cell', { name: 'Admin script', exact: true }).waitFor();
+        // Their own list stays their own.
+        const own = adminPage.getByRole('region', { name: 'API tokens', exact: true });
+        await own.getByRole('cell', { name: 'Admin script', exact: true }).waitFor();
+        assert.equal(await own.getByRole('cell', { name: 'Dispatch scanner', exact: true }).count(), 0);
+
+        await everyone.getByRole('button', { name: `Revoke Dispatch scanner of ${person.name}` }).click();
+        await everyone.getByRole('cell', { name: 'Dispatch scanner', exact: true }).waitFor({ state: 'detached' });
+        const refused = await fetch(`${svc.url}/api/auth/session`, { headers: { authorization: `Bearer ${token}` } });
+        assert.equal(refused.status, 401);
+        assert.deepEqual(problems, []);
+      } finally {
+        await context.close();
+      }
     });
   });

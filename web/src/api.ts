@@ -203,6 +203,8 @@ export const api = {
   apiTokens: () => request<ApiToken[]>('GET', '/api/account/tokens'),
   createApiToken: (fields: { name: string; scope: TokenScope; expiresInDays?: number }) => request<ApiToken & { token: string }>('POST', '/api/account/tokens', fields),
   revokeApiToken: (id: string) => request<void>('DELETE', `/api/account/tokens/${encodeURIComponent(id)}`),
+  everyonesApiTokens: () => request<(ApiToken & { userId: string; userName: string })[]>('GET', '/api/tokens'),
+  revokeAnyApiToken: (id: string) => request<void>('DELETE', `/api/tokens/${encodeURIComponent(id)}`),
   forgotPassword: (email: string) => request<Record<string, never>>('POST', '/api/auth/forgot-password', { email }),
   resetPassword: (token: string, password: string) => request<{ user: SessionUser }>('POST', '/api/auth/reset-password', { token, password }),
 };

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
-import { type Account, EMAIL_CATEGORIES, type EmailCategory, type TokenScope, api } from '../api';
+import { type Account, type ApiToken, EMAIL_CATEGORIES, type EmailCategory, type TokenScope, api } from '../api';
 import { ErrorMessage, Field, PageTitle, placeError } from '../components';
 import { ROLE_LABELS, formatDateTime } from '../format';
 import { SESSION_KEY } from '../session';
@@ -8,6 +8,7 @@ import './account.css';
 
 const ACCOUNT_KEY = ['account'] as const;
 const TOKENS_KEY = ['account', 'tokens'] as const;
+const ALL_TOKENS_KEY = ['account', 'tokens', 'everyone'] as const;
 
 /** What each email category brings, in the words of the person receiving it. */
 const CATEGORY_LABELS: Record<EmailCategory, { label: string; hint: string }> = {
@@ -33,6 +34,7 @@ export function AccountPage() {
           <EmailPreferencesForm account={account.data} />
           <PasswordForm />
           <ApiTokens />
+          {account.data.role === 'ADMIN' && <EveryonesApiTokens />}
         </div>
       )}
     </>
@@ -229,46 +231,73 @@ function ApiTokens() {
       </form>
       <ErrorMessage error={tokens.error ?? revoke.error} />
       {tokens.data && tokens.data.length === 0 && <p className="empty">No API tokens yet.</p>}
-      {tokens.data && tokens.data.length > 0 && (
-        <div className="table-scroll">
-          <table className="table responsive">
-            <caption className="visually-hidden">My API tokens</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Access</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span className="visually-hidden">Revoke</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.data.map((t) => (
-                <tr key={t.id}>
-                  <td data-label="Name">{t.name}</td>
-                  <td data-label="Access">{t.scope === 'read' ? 'Read only' : 'Read and write'}</td>
-                  <td data-label="Expires">{t.expiresAt ? formatDateTime(t.expiresAt) : 'Never'}</td>
-                  <td data-label="Last used">{t.lastUsedAt ? formatDateTime(t.lastUsedAt) : 'Never'}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="danger small"
-                      aria-label={`Revoke ${t.name}`}
-                      aria-disabled={revoke.isPending}
-                      onClick={() => !revoke.isPending && window.confirm(`Revoke “${t.name}”? Whatever uses it stops working at once.`) && revoke.mutate(t.id)}
-                    >
-                      Revoke
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {tokens.data && tokens.data.length > 0 && <TokenTable caption="My API tokens" tokens={tokens.data} revoking={revoke.isPending} onRevoke={(t) => revoke.mutate(t.id)} />}
     </section>
+  );
+}
+
+/** ADMINs: everyone's API tokens, with whose each is, to revoke one that leaked or outlived its use. */
+function EveryonesApiTokens() {
+  const queryClient = useQueryClient();
+  const tokens = useQuery({ queryKey: ALL_TOKENS_KEY, queryFn: api.everyonesApiTokens });
+  const revoke = useMutation({
+    mutationFn: (id: string) => api.revokeAnyApiToken(id),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['account'] }),
+  });
+  return (
+    <section className="card" aria-labelledby="all-tokens-title">
+      <h2 id="all-tokens-title">Everyone’s API tokens</h2>
+      <p className="muted">Every token of every member, newest first. Revoking one stops whatever uses it at once.</p>
+      <ErrorMessage error={tokens.error ?? revoke.error} />
+      {tokens.data && tokens.data.length === 0 && <p className="empty">Nobody has an API token.</p>}
+      {tokens.data && tokens.data.length > 0 && <TokenTable caption="Everyone’s API tokens" tokens={tokens.data} revoking={revoke.isPending} onRevoke={(t) => revoke.mutate(t.id)} />}
+    </section>
+  );
+}
+
+/** A list of tokens with a Revoke button each; with their owner when the list is everyone's. */
+function TokenTable({ caption, tokens, revoking, onRevoke }: { caption: string; tokens: (ApiToken & { userName?: string })[]; revoking: boolean; onRevoke: (t: ApiToken) => void }) {
+  const withOwner = tokens.some((t) => t.userName !== undefined);
+  return (
+    <div className="table-scroll">
+      <table className="table responsive">
+        <caption className="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            {withOwner && <th scope="col">Member</th>}
+            <th scope="col">Name</th>
+            <th scope="col">Access</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Last used</th>
+            <th scope="col">
+              <span className="visually-hidden">Revoke</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {tokens.map((t) => (
+            <tr key={t.id}>
+              {withOwner && <td data-label="Member">{t.userName}</td>}
+              <td data-label="Name">{t.name}</td>
+              <td data-label="Access">{t.scope === 'read' ? 'Read only' : 'Read and write'}</td>
+              <td data-label="Expires">{t.expiresAt ? formatDateTime(t.expiresAt) : 'Never'}</td>
+              <td data-label="Last used">{t.lastUsedAt ? formatDateTime(t.lastUsedAt) : 'Never'}</td>
+              <td>
+                <button
+                  type="button"
+                  className="danger small"
+                  aria-label={withOwner ? `Revoke ${t.name} of ${t.userName}` : `Revoke ${t.name}`}
+                  aria-disabled={revoking}
+                  onClick={() => !revoking && window.confirm(`Revoke “${t.name}”? Whatever uses it stops working at once.`) && onRevoke(t)}
+                >
+                  Revoke
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
