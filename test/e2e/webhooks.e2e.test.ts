@@ -21,6 +21,7 @@ else
     let page: Page;
     let receiver: Receiver;
     const problems: string[] = [];
+    let firstSecret = '';
 
     before(async () => {
       await ensureFreshBuild();
@@ -55,6 +56,7 @@ else
       await page.getByRole('button', { name: 'Add webhook' }).click();
       const secret = (await page.getByTestId('webhook-secret').locator('code').textContent())!.trim();
       assert.match(secret, /^whsec_/);
+      firstSecret = secret;
       const card = page.getByTestId(`webhook-${receiver.url}`);
       await card.getByText('Events: project.created').waitFor();
       await page.getByRole('button', { name: 'Done' }).click();
@@ -65,6 +67,31 @@ else
       assert.equal(receiver.received.length, 1);
       assert.deepEqual(verifiedBy([secret], receiver.received[0]!), [secret]);
       await page.screenshot({ path: `${SCREENSHOTS}/webhooks.png`, fullPage: true });
+      assert.deepEqual(problems, []);
+    });
+
+    test('the admin rotates the secret (both sign during the overlap), deactivates the webhook and deletes it', async () => {
+      const card = page.getByTestId(`webhook-${receiver.url}`);
+      await card.getByRole('button', { name: 'Rotate secret' }).click();
+      const rotated = (await page.getByTestId('webhook-secret').locator('code').textContent())!.trim();
+      assert.match(rotated, /^whsec_/);
+      await page.getByRole('button', { name: 'Done' }).click();
+
+      const before = receiver.received.length;
+      await card.getByRole('button', { name: 'Send a test event' }).click();
+      await card.getByTestId('delivery-webhook.test').getByText('delivered').nth(1).waitFor();
+      assert.equal(receiver.received.length, before + 1);
+      const after = receiver.received[before]!;
+      // During the overlap both the new secret and the one it replaced sign.
+      assert.notEqual(rotated, firstSecret);
+      assert.deepEqual(verifiedBy([rotated, firstSecret], after), [rotated, firstSecret]);
+
+      await card.getByRole('button', { name: 'Deactivate' }).click();
+      await card.getByText('Inactive', { exact: true }).waitFor();
+
+      page.once('dialog', (dialog) => void dialog.accept());
+      await card.getByRole('button', { name: 'Delete' }).click();
+      await card.waitFor({ state: 'detached' });
       assert.deepEqual(problems, []);
     });
   });
