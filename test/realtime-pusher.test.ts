@@ -112,6 +112,32 @@ describe('REALTIME_DRIVER=pusher', () => {
     assert.equal((await svc.anonymous.post('/api/realtime/pusher-auth', { socket_id: socketId, channel_name: 'private-projects' })).status, 401);
   });
 
+  test('user authentication signs a socket in as the session’s user; a change of their access ends their Pusher connections', async () => {
+    const socketId = '4321.8765';
+    const signIn = await poc.client.request('POST', '/api/realtime/pusher-user-auth', {
+      body: new URLSearchParams({ socket_id: socketId }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(signIn.status, 200, signIn.text);
+    assert.deepEqual(JSON.parse(signIn.body.user_data), { id: poc.user.id });
+    assert.ok(pusher.verifyUserAuth(socketId, signIn.body.user_data, signIn.body.auth), 'a signature Pusher accepts');
+    assert.equal((await poc.client.post('/api/realtime/pusher-user-auth', { socket_id: 'nope' })).status, 400);
+    assert.equal((await svc.anonymous.post('/api/realtime/pusher-user-auth', { socket_id: socketId })).status, 401);
+
+    const acme = await admin.client.post('/api/customers', { name: 'Acme Prints (Pusher)' });
+    const beta = await admin.client.post('/api/customers', { name: 'Beta Papers (Pusher)' });
+    assert.equal(acme.status, 201, acme.text);
+    const client = await svc.signIn('CLIENT');
+    const from = pusher.terminated.length;
+    assert.equal((await admin.client.patch(`/api/team/${client.user.id}`, { customerId: acme.body.id })).status, 200);
+    assert.equal((await admin.client.patch(`/api/team/${client.user.id}`, { customerId: beta.body.id })).status, 200);
+    assert.deepEqual(pusher.terminated.slice(from), [client.user.id, client.user.id], 'each move ends the connections on the old customer’s channel');
+    const other = await svc.signIn('POC');
+    assert.equal((await admin.client.patch(`/api/team/${other.user.id}`, { active: false })).status, 200);
+    assert.equal(pusher.terminated.at(-1), other.user.id, 'a deactivated member’s connections end');
+    assert.deepEqual(pusher.refused, []);
+  });
+
   test('/readyz: 200 while Pusher answers', async () => {
     const res = await svc.anonymous.get('/readyz');
     assert.equal(res.status, 200, res.text);

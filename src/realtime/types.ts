@@ -66,4 +66,6 @@ export interface RealtimeBroker {
    * a socket join a channel, or null when this user may not.
    */
   authorizeChannel?(user: { id: string; role: string; customerId?: string | null }, socketId: string, channel: string): { auth: string } | null;
+  /** Pusher's user authentication (its sockets can then be ended when the user's access changes). */
+  authenticateUser?(user: { id: string }, socketId: string): { auth: string; user_data: string };
 }

@@ -25,10 +25,14 @@ export interface FakePusher {
   readonly secret: string;
   /** Every event accepted by POST /apps/<id>/events, in order of arrival. */
   readonly events: PusherEvent[];
+  /** The users whose connections POST /apps/<id>/users/<user_id>/terminate_connections ended, in order. */
+  readonly terminated: string[];
   /** Every request refused (or failed by failWith), with the reason given. */
   readonly refused: { method: string; path: string; status: number; reason: string }[];
   /** Whether `auth` is what Pusher accepts from a client joining a private channel: `<key>:<HMAC-SHA256 hex of "<socket_id>:<channel>">`. */
   verifyChannelAuth(socketId: string, channel: string, auth: unknown): boolean;
+  /** Whether `auth` is what Pusher accepts from a client signing in: `<key>:<HMAC-SHA256 hex of "<socket_id>::user::<user_data>">`. */
+  verifyUserAuth(socketId: string, userData: unknown, auth: unknown): boolean;
   /** The service settings that point REALTIME_DRIVER=pusher here (override any, e.g. PUSHER_SECRET). */
   env(overrides?: Record<string, string>): Record<string, string>;
   /** From now on answers every request with this status and text (as Pusher does when in trouble); null: back to normal. */
@@ -52,6 +56,7 @@ export async function startFakePusher(opts: { appId?: string; key?: string; secr
   const secret = opts.secret ?? 'fake-pusher-secret';
   const events: PusherEvent[] = [];
   const refused: FakePusher['refused'] = [];
+  const terminated: string[] = [];
   const sockets = new Set<net.Socket>();
   let failure: { status: number; text: string } | null = null;
 
@@ -87,6 +92,11 @@ export async function startFakePusher(opts: { appId?: string; key?: string; secr
         const limit = eventOverLimit(event.name, event.channels, event.data);
         if (limit) return answer(limit.status, limit.text);
         events.push({ name: event.name, channels: event.channels as string[], data: JSON.parse(event.data) });
+        return answer(200, '{}', 'application/json');
+      }
+      const ending = new RegExp(`^/apps/${appId}/users/([^/]+)/terminate_connections$`).exec(path);
+      if (method === 'POST' && ending) {
+        terminated.push(decodeURIComponent(ending[1]!));
         return answer(200, '{}', 'application/json');
       }
       if (method === 'GET' && path === `/apps/${appId}/channels`) return answer(200, '{"channels":{}}', 'application/json');
@@ -144,7 +154,13 @@ export async function startFakePusher(opts: { appId?: string; key?: string; secr
     key,
     secret,
     events,
+    terminated,
     refused,
+    verifyUserAuth(socketId, userData, auth) {
+      if (typeof userData !== 'string') return false;
+      const expected = `${key}:${createHmac('sha256', secret).update(`${socketId}::user::${userData}`).digest('hex')}`;
+      return typeof auth === 'string' && auth.length === expected.length && timingSafeEqual(Buffer.from(auth), Buffer.from(expected));
+    },
     verifyChannelAuth(socketId, channel, auth) {
       const expected = `${key}:${createHmac('sha256', secret).update(`${socketId}:${channel}`).digest('hex')}`;
       return typeof auth === 'string' && auth.length === expected.length && timingSafeEqual(Buffer.from(auth), Buffer.from(expected));

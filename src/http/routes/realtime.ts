@@ -107,4 +107,22 @@ export async function realtimeRoutes(app: App, { deps, hooks, streams: hub }: Ro
       return auth;
     },
   );
+
+  app.post(
+    '/api/realtime/pusher-user-auth',
+    {
+      onRequest: hooks.requireSession,
+      schema: {
+        tags: ['realtime'],
+        summary: "Pusher's user authentication (REALTIME_DRIVER=pusher): signs the socket in as the session's user, so a change of their access ends their Pusher connections at once",
+        body: Type.Object({ socket_id: Type.String() }),
+        response: { 200: Type.Object({ auth: Type.String(), user_data: Type.String() }), 400: errorRef, 401: errorRef, 404: errorRef },
+      },
+    },
+    async (req) => {
+      if (!deps.realtime.authenticateUser) throw errors.notFound();
+      if (!/^\d+\.\d+$/.test(req.body.socket_id)) throw errors.invalidField('socket_id', 'is not a Pusher socket id');
+      return deps.realtime.authenticateUser(actorOf(req), req.body.socket_id);
+    },
+  );
 }

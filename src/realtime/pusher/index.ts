@@ -38,9 +38,12 @@ export class PusherBroker implements RealtimeBroker {
 
   async publish(message: RealtimeMessage): Promise<void> {
     this.#subscribers.assertOpen(message);
-    // Session signals concern this instance's streams only; Pusher ends nothing (its private channels are authorized per subscription).
     if (message.channel === SESSIONS_CHANNEL) {
       this.#subscribers.deliver(message);
+      // A subscription outlives its authorization: what a user may hear changed (role, customer, deactivated,
+      // every session ended), so their Pusher connections are ended and rejoin only what they may now.
+      const userId = message.event === 'user-changed' ? message.payload.userId : 'userId' in message.payload ? message.payload.userId : undefined;
+      if (userId) await this.#terminate(userId);
       return;
     }
     const notification = message;
@@ -58,6 +61,19 @@ export class PusherBroker implements RealtimeBroker {
   authorizeChannel(user: { id: string; role: string; customerId?: string | null }, socketId: string, channel: string): { auth: string } | null {
     if (!mayJoinPusherChannel(user, channel)) return null;
     return this.#pusher.authorizeChannel(socketId, channel);
+  }
+
+  /** Pusher's user authentication: the signature that signs this socket in as the user, so their connections can be ended. */
+  authenticateUser(user: { id: string }, socketId: string): { auth: string; user_data: string } {
+    return this.#pusher.authenticateUser(socketId, { id: user.id });
+  }
+
+  async #terminate(userId: string): Promise<void> {
+    try {
+      await (await this.#pusher.terminateUserConnections(userId)).text();
+    } catch (err) {
+      throw failure("the user's connections were not ended", err, TRIGGER_TIMEOUT_MS);
+    }
   }
 
   subscribe(listener: (m: RealtimeMessage) => void): () => void {
@@ -98,8 +114,9 @@ export function pusherChannelsFor(n: Notification, publicChannels: boolean): str
 /**
  * Whether a user may join a private channel of ours (Pusher's channel authorization): admins the
  * admins' channels, anyone their own, a CLIENT their customer's. A subscription, once made, lasts
- * (Pusher cannot be told to drop it): a CLIENT moved to another company hears the old one's events
- * on Pusher until they reconnect; the SSE streams follow at once.
+ * until its connection ends: when a user's access changes, their connections are ended
+ * (terminateUserConnections), which reaches the sockets signed in with Pusher's user authentication
+ * (POST /api/realtime/pusher-user-auth); a front end that never signs in keeps what it joined until it reconnects.
  */
 export function mayJoinPusherChannel(user: { id: string; role: string; customerId?: string | null }, channel: string): boolean {
   if (channel === userChannel(user.id)) return true;
