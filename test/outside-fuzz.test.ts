@@ -651,6 +651,19 @@ const ENDPOINTS: readonly (readonly [string, number, Builder])[] = [
     },
   ],
   [
+    'POST /api/realtime/pusher-user-auth',
+    0.3,
+    (rng, req) => {
+      if (rng.chance(0.5)) {
+        req.body = Buffer.from(rng.pick(['socket_id=1.2', 'socket_id=x', `socket_id=${'9'.repeat(5000)}.1`, '%%%=&&', '']));
+        req.headers['content-type'] = 'application/x-www-form-urlencoded';
+        req.notes.push(`form ${describeBody(req.body)}`);
+      } else {
+        jsonRequest(rng, req, [['socket_id', '123.456']]);
+      }
+    },
+  ],
+  [
     'GET (operations, odd paths)',
     4,
     (rng, req) => {
