@@ -112,6 +112,15 @@ for (const store of STORES) {
       assert.deepEqual((await fetchAsViewer(ours, admin)).bytes, bytes);
     });
 
+    test('HEAD of the address, as a download manager or link checker asks: the size, through the redirect on S3 and Cloudinary', async () => {
+      const { owner, bytes, file } = await uploaded();
+      const res = await fetch(`${svc.url}/files/${file.storageKey}`, { method: 'HEAD', headers: { cookie: owner.client.cookie! }, redirect: 'follow' });
+      assert.equal(res.status, 200, `${res.url}: ${res.status}`);
+      assert.equal(Number(res.headers.get('content-length')), bytes.length);
+      if (store !== 'local') assert.notEqual(new URL(res.url).host, new URL(svc.url).host, 'answered by the store');
+      assert.equal((await fetch(`${svc.url}/files/${file.storageKey}`, { method: 'HEAD', redirect: 'manual' })).status, 401);
+    });
+
     test('no session: 401; a POC or CLIENT who may not see the project: 404, as for no document at all', async () => {
       const { file } = await uploaded();
       const address = `${svc.url}/files/${file.storageKey}`;

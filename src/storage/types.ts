@@ -66,7 +66,7 @@ export interface FileStorage {
    * address of the object, valid for `seconds`, for DOCUMENT_ACCESS=private, where the service
    * checks who asks and then redirects there (http/routes/files.ts).
    */
-  signedAddress?(object: { key: string; url: string }, seconds: number): Promise<string>;
+  signedAddress?(object: { key: string; url: string }, seconds: number, method?: 'GET' | 'HEAD'): Promise<string>;
   /**
    * Removes an object (used when an upload is refused or broken after bytes were written). A key
    * that holds nothing is no failure, so removing twice is fine.

@@ -144,7 +144,8 @@ export async function startFakeCloudinary(opts: { cloudName?: string; apiKey?: s
 
     if (action === 'download') {
       req.resume();
-      if (req.method !== 'GET') return refuse(404, 'Not found');
+      // HEAD as any HTTP server answers it (RFC 9110: general-purpose servers support GET and HEAD): the GET's headers.
+      if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(404, 'Not found');
       const params = Object.fromEntries(url.searchParams);
       record.params = params;
       if (params.api_key !== apiKey) return refuse(401, `Unknown API key ${params.api_key ?? ''}`);

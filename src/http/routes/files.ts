@@ -78,7 +78,7 @@ export async function fileRoutes(app: App, { deps, hooks }: RouteContext) {
       const file = await findVisibleDocument(deps, actorOf(req), key);
       if (served) return sendBytes(reply, key, file, PRIVATE_DOCUMENT_CACHE);
       if (!deps.storage.signedAddress) throw new Error(`The ${deps.storage.driver} store cannot issue signed addresses`);
-      const target = await deps.storage.signedAddress({ key: file.storageKey, url: file.url }, linkSeconds);
+      const target = await deps.storage.signedAddress({ key: file.storageKey, url: file.url }, linkSeconds, req.method === 'HEAD' ? 'HEAD' : 'GET');
       reply.header('cache-control', PRIVATE_REDIRECT_CACHE);
       return reply.redirect(target, 307);
     },

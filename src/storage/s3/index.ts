@@ -95,9 +95,10 @@ export class S3Storage implements FileStorage, ListableStorage {
     }
   }
 
-  /** A presigned GET of the object (SigV4 query string), valid for `seconds`; signed locally, no request to the store. */
-  async signedAddress({ key }: { key: string }, seconds: number): Promise<string> {
-    return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.settings.bucket, Key: key }), { expiresIn: seconds });
+  /** A presigned GET (or HEAD: SigV4 signs the method) of the object, valid for `seconds`; signed locally, no request to the store. */
+  async signedAddress({ key }: { key: string }, seconds: number, method: 'GET' | 'HEAD' = 'GET'): Promise<string> {
+    const input = { Bucket: this.settings.bucket, Key: key };
+    return getSignedUrl(this.client, method === 'HEAD' ? new HeadObjectCommand(input) : new GetObjectCommand(input), { expiresIn: seconds });
   }
 
   async remove(location: ObjectLocation): Promise<void> {
