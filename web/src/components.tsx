@@ -37,6 +37,25 @@ export function ErrorMessage({ error, id }: { error: unknown; id?: string }) {
   );
 }
 
+/**
+ * A form's buttons: the submit, marked busy while the form is sent (aria-disabled, so it keeps the
+ * focus) and then showing `busyLabel` when given; Cancel when there is one. `wide` spans a form grid.
+ */
+export function FormActions({ label, busyLabel, pending, onCancel, wide }: { label: string; busyLabel?: string; pending: boolean; onCancel?: () => void; wide?: boolean }) {
+  return (
+    <div className={wide ? 'form-actions span-all' : 'form-actions'}>
+      <button type="submit" className="primary" aria-disabled={pending}>
+        {pending && busyLabel ? busyLabel : label}
+      </button>
+      {onCancel && (
+        <button type="button" className="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      )}
+    </div>
+  );
+}
+
 /** The project's stage: its status, or Rejected for a request an admin has rejected. */
 export function StatusBadge({ project }: { project: Pick<Project, 'status' | 'approval'> }) {
   const stage = stageOf(project);
