@@ -56,6 +56,20 @@ export function FormActions({ label, busyLabel, pending, onCancel, wide }: { lab
   );
 }
 
+/** Under a form grid: the API's refusal of the whole form and, once it is done, what was done. */
+export function FormOutcome({ error, done }: { error: unknown; done?: string | null }) {
+  return (
+    <div className="span-all">
+      <ErrorMessage error={error} />
+      {done && (
+        <p className="success" role="status">
+          {done}
+        </p>
+      )}
+    </div>
+  );
+}
+
 /** The project's stage: its status, or Rejected for a request an admin has rejected. */
 export function StatusBadge({ project }: { project: Pick<Project, 'status' | 'approval'> }) {
   const stage = stageOf(project);
