@@ -8,27 +8,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { User } from '../src/domain/model.js';
 import { newId } from '../src/ids.js';
-import { eventuallyPasses } from './helpers/eventually.js';
 import { type FakePusher, startFakePusher } from './helpers/fake-pusher.js';
+import { sendNow, settled, startMailService } from './helpers/mail.js';
 import { type Client, type TestService, openEventStream, startTestService } from './helpers/service.js';
-import { type TestSmtpServer, startSmtpServer } from './helpers/smtp.js';
+import type { TestSmtpServer } from './helpers/smtp.js';
 
 type Someone = { user: User; client: Client };
-
-const mailEnv = (smtp: TestSmtpServer, batchSeconds: number): Record<string, string> => ({
-  SMTP_URL: smtp.url,
-  MAIL_FROM: 'Print shop <orders@shop.example>',
-  MAIL_BATCH_SECONDS: String(batchSeconds),
-  MAIL_POLL_MS: '50',
-});
-
-/** Waits until no outbox row is pending. */
-async function settled(svc: TestService): Promise<void> {
-  await eventuallyPasses(async () => {
-    const pending = await svc.deps.database.db.selectFrom('outbox').select('id').where('status', '=', 'pending').execute();
-    assert.equal(pending.length, 0, 'outbox not settled');
-  });
-}
 
 const NOT_FOUND = { error: 'Project not found' };
 
@@ -44,9 +29,10 @@ describe('comments', () => {
   let ofPoc: string;
   let ofClient: string;
 
+  let close: () => Promise<void>;
+
   before(async () => {
-    smtp = await startSmtpServer();
-    svc = await startTestService({ env: mailEnv(smtp, 0) });
+    ({ smtp, svc, close } = await startMailService(0));
     [admin, admin2, poc, otherPoc, clientOwner] = await Promise.all([
       svc.signIn('ADMIN', { email: 'ann@example.com', name: 'Ann Admin' }),
       svc.signIn('ADMIN', { email: 'abe@example.com', name: 'Abe Admin' }),
@@ -60,10 +46,7 @@ describe('comments', () => {
     assert.equal(created.status, 201, created.text);
     ofClient = created.body.id;
   });
-  after(async () => {
-    await svc?.close();
-    await smtp?.stop();
-  });
+  after(() => close?.());
 
   const post = (who: Someone | { client: Client }, projectId: string, json: unknown) => who.client.post(`/api/projects/${projectId}/comments`, json);
   const thread = async (who: Someone, projectId: string, query = '') => {
@@ -328,14 +311,9 @@ describe('comments', () => {
 describe('comment emails are batched like other changes (MAIL_BATCH_SECONDS)', () => {
   let smtp: TestSmtpServer;
   let svc: TestService;
-  before(async () => {
-    smtp = await startSmtpServer();
-    svc = await startTestService({ env: mailEnv(smtp, 3600) });
-  });
-  after(async () => {
-    await svc?.close();
-    await smtp?.stop();
-  });
+  let close: () => Promise<void>;
+  before(async () => ({ smtp, svc, close } = await startMailService(3600)));
+  after(() => close?.());
 
   test('two comments and an upload-free change within the window: one email per recipient, each comment’s text listed in order', async () => {
     const admin = await svc.signIn('ADMIN', { email: 'batch-admin@example.com', name: 'Ann Admin' });
@@ -347,8 +325,7 @@ describe('comment emails are batched like other changes (MAIL_BATCH_SECONDS)', (
     assert.equal((await admin.client.post(`/api/projects/${id}/comments`, { body: 'Shop only: check stock', internal: true })).status, 201);
     assert.equal((await admin.client.post(`/api/projects/${id}/comments`, { body: 'Second: 300 gsm.' })).status, 201);
     assert.equal(smtp.received.length, 0, 'nothing before the window ends');
-    await svc.deps.database.db.updateTable('outbox').set({ due_at: new Date().toISOString() }).where('status', '=', 'pending').execute();
-    await settled(svc);
+    await sendNow(svc);
     const toClient = smtp.received.filter((m) => m.rcptTo.includes('batch-client@example.com'));
     assert.equal(toClient.length, 1);
     assert.equal(toClient[0]!.subject, '2 updates: Brochures');

@@ -8,11 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
-import type { User } from '../src/domain/model.js';
-import { PROJECT_KEYS, UUID, activityOf, changeEvents, withoutIds } from './helpers/projects.js';
+import { PROJECT_KEYS, type Someone, UUID, activityOf, changeEvents, startJobService, withoutIds } from './helpers/projects.js';
 import { type Client, type Response, type TestService, collectEvents, startTestService } from './helpers/service.js';
-
-type Someone = { user: User; client: Client };
 
 let svc: TestService;
 let admin: Someone;
@@ -25,9 +22,7 @@ let now = '2026-03-10T06:00:00.000Z';
 
 before(async () => {
   // Kolkata is UTC+05:30: its midnight is 18:30 UTC, so a date taken in UTC (or on a UTC machine) is a different date for 5½ hours a day.
-  svc = await startTestService({ env: { TIMEZONE: 'Asia/Kolkata' } });
-  svc.deps.clock = { now: () => new Date(now) };
-  [admin, poc, otherPoc, clientUser] = await Promise.all([svc.signIn('ADMIN'), svc.signIn('POC'), svc.signIn('POC'), svc.signIn('CLIENT')]);
+  ({ svc, admin, poc, otherPoc, clientUser } = await startJobService(() => now));
 });
 after(() => svc?.close());
 

@@ -12,35 +12,9 @@ import { simpleParser } from 'mailparser';
 import { PI_FIGURES } from './helpers/projects.js';
 import { eventuallyPasses } from './helpers/eventually.js';
 import { captureLogs } from './helpers/logs.js';
+import { mailEnv, outbox, sendNow, settled, startMailService } from './helpers/mail.js';
 import { type TestService, startTestService } from './helpers/service.js';
 import { type TestSmtpServer, startSmtpServer } from './helpers/smtp.js';
-
-/** Fast pace for tests: polled every 50 ms, retried after 100 ms doubling to 400 ms. */
-const mailEnv = (smtp: TestSmtpServer | null, batchSeconds = 0): Record<string, string> => ({
-  ...(smtp ? { SMTP_URL: smtp.url } : {}),
-  MAIL_FROM: 'Print shop <orders@shop.example>',
-  MAIL_BATCH_SECONDS: String(batchSeconds),
-  MAIL_POLL_MS: '50',
-  MAIL_RETRY_BASE_MS: '100',
-  MAIL_RETRY_MAX_MS: '400',
-});
-
-/** Outbox rows by status. */
-async function outbox(svc: TestService): Promise<Record<string, number>> {
-  const rows = await svc.deps.database.db.selectFrom('outbox').select(['status']).execute();
-  const by: Record<string, number> = {};
-  for (const r of rows) by[r.status] = (by[r.status] ?? 0) + 1;
-  return by;
-}
-
-/** Waits until every outbox row is finished (none pending), then gives what the SMTP server got. */
-async function settled(svc: TestService, timeoutMs = 15_000): Promise<Record<string, number>> {
-  return eventuallyPasses(async () => {
-    const by = await outbox(svc);
-    assert.ok(!by.pending, `outbox not settled within ${timeoutMs} ms: ${JSON.stringify(by)}`);
-    return by;
-  }, timeoutMs);
-}
 
 /** "recipient: subject" of each email received since `from`, sorted. */
 const summary = (smtp: TestSmtpServer, from = 0) =>
@@ -52,14 +26,9 @@ const summary = (smtp: TestSmtpServer, from = 0) =>
 describe('email: who gets what (MAIL_BATCH_SECONDS=0)', () => {
   let smtp: TestSmtpServer;
   let svc: TestService;
-  before(async () => {
-    smtp = await startSmtpServer();
-    svc = await startTestService({ env: mailEnv(smtp) });
-  });
-  after(async () => {
-    await svc?.close();
-    await smtp?.stop();
-  });
+  let close: () => Promise<void>;
+  before(async () => ({ smtp, svc, close } = await startMailService(0)));
+  after(() => close?.());
 
   test('each change reaches exactly its audience: never the actor, never an inactive user, never another POC', async () => {
     const a1 = await svc.signIn('ADMIN', { email: 'a1@example.com', name: 'Ann Admin' });
@@ -287,21 +256,10 @@ describe('email: bursts and outages', () => {
 describe('email: what an email says is what holds when it is sent (issue 20)', () => {
   let smtp: TestSmtpServer;
   let svc: TestService;
-  before(async () => {
-    smtp = await startSmtpServer();
-    // A long window, ended by the test: every change below falls within one batch.
-    svc = await startTestService({ env: mailEnv(smtp, 3600) });
-  });
-  after(async () => {
-    await svc?.close();
-    await smtp?.stop();
-  });
-
-  /** Ends the batching window now: the waiting emails are due and sent. */
-  const sendNow = async () => {
-    await svc.deps.database.db.updateTable('outbox').set({ due_at: new Date().toISOString() }).where('status', '=', 'pending').execute();
-    await settled(svc);
-  };
+  let close: () => Promise<void>;
+  // A long window, ended by the test (sendNow): every change below falls within one batch.
+  before(async () => ({ smtp, svc, close } = await startMailService(3600)));
+  after(() => close?.());
 
   test('create, approve, submit and verify the PI within the window: the admin’s one email lists the changes and says it is approved with the PI verified', async () => {
     const admin = await svc.signIn('ADMIN', { email: 'state-admin@example.com', name: 'Ann Admin' });
@@ -313,7 +271,7 @@ describe('email: what an email says is what holds when it is sent (issue 20)', (
       assert.equal((await who.client.post(`/api/projects/${id}/${action}`, action === 'submit-pi' ? PI_FIGURES : {})).status, 200, action);
     }
     const from = smtp.received.length;
-    await sendNow();
+    await sendNow(svc);
     assert.deepEqual(summary(smtp, from), ['state-admin@example.com: 2 updates: Wedding cards', 'state-poc@example.com: 2 updates: Wedding cards']);
 
     const toAdmin = smtp.to('state-admin@example.com').at(-1)!;
@@ -333,7 +291,7 @@ describe('email: what an email says is what holds when it is sent (issue 20)', (
     assert.equal((await admin.client.post(`/api/projects/${project.id}/reject`, { note: 'Bleed is missing' })).status, 200);
     assert.equal((await poc.client.post(`/api/projects/${project.id}/resubmit`, {})).status, 200);
     const from = smtp.received.length;
-    await sendNow();
+    await sendNow(svc);
     const mine = smtp.received.slice(from).filter((m) => m.rcptTo.includes('again-poc@example.com'));
     assert.equal(mine.length, 1);
     assert.match(mine[0]!.text, /- Rejected by Ann Again\. Note: Bleed is missing\n/);
@@ -353,7 +311,7 @@ describe('email: what an email says is what holds when it is sent (issue 20)', (
       assert.equal((await admin.client.post(`/api/projects/${project.id}/${action}`, { note })).status, 200, action);
     }
     const from = smtp.received.length;
-    await sendNow();
+    await sendNow(svc);
     const [mail, ...more] = smtp.received.slice(from).filter((m) => m.rcptTo.includes('note-poc@example.com'));
     assert.equal(more.length, 0);
     assert.match(mail!.text, /- Printing started \(Ann Note\)\. Note: On the big press\n- Dispatched \(Ann Note\)\. Note: BlueDart AWB 123456789\n/);
@@ -368,7 +326,7 @@ describe('email: what an email says is what holds when it is sent (issue 20)', (
     assert.equal((await admin.client.post(`/api/projects/${project.id}/approve`, {})).status, 200);
     assert.equal((await admin.client.patch(`/api/projects/${project.id}`, { status: 'CANCELLED' })).status, 200);
     const from = smtp.received.length;
-    await sendNow();
+    await sendNow(svc);
     const [mail] = smtp.received.slice(from).filter((m) => m.rcptTo.includes('late-poc@example.com'));
     assert.equal(mail!.subject, 'Approved: Stickers');
     assert.match(mail!.text, /Where it stands now: Cancelled\./);

@@ -8,12 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
-import type { User } from '../src/domain/model.js';
 import { MAX_AMOUNT } from '../src/domain/money.js';
-import { ISO, PROJECT_KEYS, UUID, activityOf, changeEvents, withoutIds } from './helpers/projects.js';
+import { ISO, PROJECT_KEYS, type Someone, UUID, activityOf, changeEvents, startJobService, withoutIds } from './helpers/projects.js';
 import { type Client, type TestService, collectEvents, startTestService } from './helpers/service.js';
-
-type Someone = { user: User; client: Client };
 
 let svc: TestService;
 let admin: Someone;
@@ -26,9 +23,7 @@ const NOW = '2026-03-10T20:00:00.000Z';
 const TODAY = '2026-03-11';
 
 before(async () => {
-  svc = await startTestService({ env: { TIMEZONE: 'Asia/Kolkata' } });
-  svc.deps.clock = { now: () => new Date(NOW) };
-  [admin, poc, otherPoc, clientUser] = await Promise.all([svc.signIn('ADMIN'), svc.signIn('POC'), svc.signIn('POC'), svc.signIn('CLIENT')]);
+  ({ svc, admin, poc, otherPoc, clientUser } = await startJobService(() => NOW));
 });
 after(() => svc?.close());
 

@@ -4,48 +4,37 @@
  * then My account: name and an email category switched off, as the API then reports them.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, type Page, chromium } from 'playwright-core';
-import { Client, type TestService, startTestService } from '../helpers/service.js';
+import type { Page } from 'playwright-core';
+import { type BrowserTest, SESSION_CHECK, heading, screenshot, startBrowserTest } from '../helpers/browser.js';
+import { Client, type TestService } from '../helpers/service.js';
 import { type TestSmtpServer, startSmtpServer } from '../helpers/smtp.js';
-import { CHROMIUM, SCREENSHOTS, browserTestsSkipped, ensureFreshBuild } from './build.js';
+import { browserTestsSkipped } from './build.js';
 
 const skip = browserTestsSkipped('test/e2e/account.e2e.test.ts');
 
 const PERSON = { name: 'Forgetful Farah', email: 'farah@example.com', password: 'the-old-password' };
-const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
 
 if (skip) test('account pages in a browser', { skip }, () => {});
 else
   describe('account pages in a browser', { timeout: 300_000 }, () => {
     let smtp: TestSmtpServer;
+    let t: BrowserTest;
     let svc: TestService;
-    let browser: Browser;
     let page: Page;
     const problems: string[] = [];
 
     before(async () => {
-      await ensureFreshBuild();
       smtp = await startSmtpServer();
-      svc = await startTestService({ env: { SMTP_URL: smtp.url, MAIL_BATCH_SECONDS: '0', MAIL_POLL_MS: '50' } });
+      t = await startBrowserTest({ env: { SMTP_URL: smtp.url, MAIL_BATCH_SECONDS: '0', MAIL_POLL_MS: '50' } });
+      svc = t.svc;
       await svc.createUser({ role: 'POC', ...PERSON });
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
-      const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-      context.setDefaultTimeout(30_000);
-      page = await context.newPage();
-      page.on('pageerror', (err) => problems.push(`uncaught ${err.message}`));
-      page.on('console', (msg) => {
-        // On purpose: the session check before signing in (401), the refused short password and used link (400).
-        const on = new URL(msg.location().url).pathname;
-        const expected = (/status of 401/.test(msg.text()) && on === '/api/auth/session') || (/status of 400/.test(msg.text()) && on === '/api/auth/reset-password');
-        if (msg.type() === 'error' && !expected) problems.push(`${msg.text()} (${on})`);
-      });
+      // On purpose besides the session check: the refused short password and the used link (400).
+      const expected = [SESSION_CHECK, { path: /^\/api\/auth\/reset-password$/, status: [400] }];
+      page = await t.window({ viewport: { width: 1280, height: 860 }, problems, expected });
     });
     after(async () => {
-      await browser?.close();
-      await svc?.close();
+      await t?.close();
       await smtp?.stop();
     });
 
@@ -65,8 +54,7 @@ else
 
       await page.goto(link);
       await heading(page, 'Choose a new password').waitFor();
-      fs.mkdirSync(SCREENSHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SCREENSHOTS, 'reset-password.png') });
+      await screenshot(page, 'reset-password', false);
       await page.getByLabel('New password', { exact: true }).fill('short');
       await page.getByLabel('New password again').fill('short');
       await page.getByRole('button', { name: 'Set password and sign in' }).click();
@@ -100,7 +88,7 @@ else
       const digest = page.getByRole('checkbox', { name: 'Morning due-date digest' });
       assert.equal(await digest.isChecked(), true);
       assert.match((await page.locator(`#${await digest.getAttribute('aria-describedby')}`).textContent()) ?? '', /overdue or due that day/);
-      await page.screenshot({ path: path.join(SCREENSHOTS, 'account.png'), fullPage: true });
+      await screenshot(page, 'account');
 
       const api = new Client(svc.url);
       assert.equal((await api.post('/api/auth/login', { email: PERSON.email, password: 'a-brand-new-one' })).status, 200);

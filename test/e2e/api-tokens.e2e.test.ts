@@ -5,54 +5,35 @@
  * their owner on My account and revokes a member's.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, type Page, chromium } from 'playwright-core';
-import { type TestService, startTestService } from '../helpers/service.js';
-import { CHROMIUM, SCREENSHOTS, browserTestsSkipped, ensureFreshBuild } from './build.js';
+import type { Page } from 'playwright-core';
+import { type BrowserTest, heading, screenshot, startBrowserTest } from '../helpers/browser.js';
+import type { TestService } from '../helpers/service.js';
+import { browserTestsSkipped } from './build.js';
 
 const skip = browserTestsSkipped('test/e2e/api-tokens.e2e.test.ts');
-const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
 
 if (skip) test('API tokens in a browser', { skip }, () => {});
 else
   describe('API tokens in a browser', { timeout: 300_000 }, () => {
+    let t: BrowserTest;
     let svc: TestService;
-    let browser: Browser;
     let page: Page;
     const problems: string[] = [];
     const person = { email: 'tokens@example.com', password: 'tokens-password-1', name: 'Token Tara' };
 
     before(async () => {
-      await ensureFreshBuild();
-      svc = await startTestService();
+      t = await startBrowserTest();
+      svc = t.svc;
       await svc.createUser({ role: 'POC', ...person });
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: svc.url });
-      context.setDefaultTimeout(30_000);
-      page = await context.newPage();
+      page = await t.window({ problems });
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: svc.url });
       page.on('dialog', (dialog) => void dialog.accept());
-      page.on('pageerror', (err) => problems.push(`uncaught ${err.message}`));
-      page.on('console', (msg) => {
-        const on = new URL(msg.location().url).pathname;
-        // On purpose: the session check before signing in.
-        if (msg.type() === 'error' && !(/status of 401/.test(msg.text()) && on === '/api/auth/session')) problems.push(`${msg.text()} (${on})`);
-      });
     });
-    after(async () => {
-      await browser?.close();
-      await svc?.close();
-    });
+    after(() => t?.close());
 
     test('create a token on My account, copy it, use it with fetch, revoke it', async () => {
-      await page.goto(svc.url);
-      await heading(page, 'Sign in').waitFor();
-      await page.getByLabel('Email').fill(person.email);
-      await page.getByLabel('Password').fill(person.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await heading(page, 'Dashboard').waitFor();
+      await t.signIn(page, person);
       await page.getByRole('link', { name: 'My account' }).click();
       await heading(page, 'My account').waitFor();
 
@@ -72,8 +53,7 @@ else
       assert.equal(await page.evaluate(() => navigator.clipboard.readText()), token);
       await section.getByRole('cell', { name: 'ERP sync', exact: true }).waitFor();
       await section.getByRole('cell', { name: 'Read and write', exact: true }).waitFor();
-      fs.mkdirSync(SCREENSHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SCREENSHOTS, 'api-tokens.png'), fullPage: true });
+      await screenshot(page, 'api-tokens');
 
       // The token from the page, used as another system would.
       const who = await fetch(`${svc.url}/api/auth/session`, { headers: { authorization: `Bearer ${token}` } });

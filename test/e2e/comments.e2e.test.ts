@@ -4,39 +4,26 @@
  * admin's internal note never shows in the CLIENT's window; links are links, and markup is text.
  */
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
-import { type TestService, startTestService } from '../helpers/service.js';
-import { CHROMIUM, SCREENSHOTS, browserTestsSkipped, ensureFreshBuild } from './build.js';
+import type { Page } from 'playwright-core';
+import { type BrowserTest, screenshot, startBrowserTest } from '../helpers/browser.js';
+import type { TestService } from '../helpers/service.js';
+import { browserTestsSkipped } from './build.js';
 
 const skip = browserTestsSkipped('test/e2e/comments.e2e.test.ts');
 
 if (skip) test('comments in a browser', { skip }, () => {});
 else
   describe('comments in a browser: a CLIENT and an ADMIN, live in two windows', { timeout: 300_000 }, () => {
+    let t: BrowserTest;
     let svc: TestService;
-    let browser: Browser;
-    const contexts: BrowserContext[] = [];
     const problems: string[] = [];
     let projectId: string;
 
     /** A window of its own, signed in through the form. */
     async function windowFor(email: string, password: string): Promise<Page> {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
-      context.setDefaultTimeout(30_000);
-      contexts.push(context);
-      const page = await context.newPage();
-      page.on('pageerror', (err) => problems.push(`uncaught ${err.message}`));
-      page.on('console', (msg) => {
-        const on = new URL(msg.location().url).pathname;
-        if (msg.type() === 'error' && !(/status of 401/.test(msg.text()) && on === '/api/auth/session')) problems.push(`${msg.text()} (${on})`);
-      });
-      await page.goto(svc.url);
-      await page.getByLabel('Email').fill(email);
-      await page.getByLabel('Password').fill(password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+      const page = await t.window({ locale: 'en-GB', problems, who: email });
+      await t.signIn(page, { email, password });
       await page.goto(`${svc.url}/projects/${projectId}`);
       await page.getByRole('heading', { name: 'Comments' }).waitFor();
       return page;
@@ -51,15 +38,10 @@ else
     }
 
     before(async () => {
-      await ensureFreshBuild();
-      svc = await startTestService();
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+      t = await startBrowserTest();
+      svc = t.svc;
     });
-    after(async () => {
-      for (const c of contexts) await c.close();
-      await browser?.close();
-      await svc?.close();
-    });
+    after(() => t?.close());
 
     test('each comment appears in the other window without a reload; the internal note only in the admin’s', async () => {
       const client = await svc.createUser({ role: 'CLIENT', name: 'Cleo Client', email: 'cleo@example.com' });
@@ -104,7 +86,7 @@ else
       await thread(cleo).getByText('Yes, the proof will be ready on Friday.').waitFor();
       assert.equal(await cleo.getByText('Check the paper stock').count(), 0);
       assert.equal(await thread(ann).getByTestId('comment').count(), 3);
-      await ann.screenshot({ path: path.join(SCREENSHOTS, 'comments.png'), fullPage: true });
+      await screenshot(ann, 'comments');
       assert.deepEqual(problems, []);
     });
   });

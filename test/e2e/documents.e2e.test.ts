@@ -4,9 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
-import { type TestService, startTestService } from '../helpers/service.js';
-import { CHROMIUM, browserTestsSkipped, ensureFreshBuild } from './build.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { type BrowserTest, seedPocProject, startBrowserTest } from '../helpers/browser.js';
+import type { TestService } from '../helpers/service.js';
+import { browserTestsSkipped } from './build.js';
 
 /**
  * Documents in a real browser (Debian's Chromium through playwright-core): the checksum shown for
@@ -22,31 +23,23 @@ const POC = { name: 'Priya Shah', email: 'priya.docs@example.com', password: 'pr
 if (skip) test('documents in a browser', { skip }, () => {});
 else
   describe('documents in a browser', { timeout: 300_000 }, () => {
+    let t: BrowserTest;
     let svc: TestService;
-    let browser: Browser;
     let context: BrowserContext;
     let page: Page;
     let projectId: string;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'documents-e2e-'));
 
     before(async () => {
-      await ensureFreshBuild();
-      svc = await startTestService();
-      const poc = await svc.createUser({ role: 'POC', ...POC });
-      projectId = (await svc.createProject(poc.user.id, { name: 'Docs project', status: 'DISPATCHED', piStatus: 'VERIFIED' })).id;
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
-      context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
-      context.setDefaultTimeout(60_000);
-      page = await context.newPage();
-      await page.goto(svc.url);
-      await page.getByLabel('Email').fill(POC.email);
-      await page.getByLabel('Password').fill(POC.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+      t = await startBrowserTest();
+      svc = t.svc;
+      projectId = await seedPocProject(svc, POC, { name: 'Docs project', status: 'DISPATCHED', piStatus: 'VERIFIED' });
+      page = await t.window({ locale: 'en-GB', timeout: 60_000 });
+      context = page.context();
+      await t.signIn(page, POC);
     });
     after(async () => {
-      await browser?.close();
-      await svc?.close();
+      await t?.close();
       fs.rmSync(dir, { recursive: true, force: true });
     });
 

@@ -7,53 +7,33 @@
  * Nothing scrolls sideways at 1280 px or 390 px. Screenshots land in docs/screenshots.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, type BrowserContext, type Locator, type Page, chromium } from 'playwright-core';
-import { type Client, type TestService, startTestService } from '../helpers/service.js';
+import type { Page } from 'playwright-core';
+import {
+  ADMIN,
+  type BrowserTest,
+  type ExpectedLoad,
+  SESSION_CHECK,
+  assertAccessible,
+  descriptionOf,
+  heading,
+  screenshot,
+  sidewaysOverflow,
+  startBrowserTest,
+  watch,
+} from '../helpers/browser.js';
+import type { Client, TestService } from '../helpers/service.js';
 import { todayIso } from '../../web/src/money.js';
-import { CHROMIUM, SCREENSHOTS, browserTestsSkipped, ensureFreshBuild } from './build.js';
+import { browserTestsSkipped } from './build.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const AXE = fs.readFileSync(path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 const skip = browserTestsSkipped('test/e2e/job.e2e.test.ts');
 
-const ADMIN = { name: 'Ada Admin', email: 'ada@example.com', password: 'ada-admin-pass' };
 const CLIENT = { name: 'Carl Client', email: 'carl@example.com', password: 'carl-pass-123' };
 const CUSTOMER = 'Acme Prints';
 const PROJECT = 'Diwali catalogue';
-const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
 
 /** The 4xx answers the scenarios cause on purpose (the browser logs each as a console error). */
-const EXPECTED_FAILED_LOADS: { path: RegExp; status: number[] }[] = [
-  { path: /^\/api\/auth\/session$/, status: [401] },
-  { path: /^\/api\/customers$/, status: [400, 409] },
-];
-
-async function descriptionOf(control: Locator): Promise<string> {
-  const ids = (await control.getAttribute('aria-describedby')) ?? '';
-  const texts = await Promise.all(ids.split(/\s+/).filter(Boolean).map((id) => control.page().locator(`[id="${id}"]`).textContent()));
-  return texts.join(' ').trim();
-}
-
-const sidewaysOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-}
-
-/** axe-core on the page: any serious or critical WCAG 2 A/AA violation fails. */
-async function assertAccessible(page: Page, label: string): Promise<void> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
-  const serious = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} at ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
-  });
-  assert.deepEqual(serious, [], label);
-}
+const EXPECTED_FAILED_LOADS: ExpectedLoad[] = [SESSION_CHECK, { path: /^\/api\/customers$/, status: [400, 409] }];
 
 const addDays = (day: string, n: number) => {
   const d = new Date(`${day}T12:00:00`);
@@ -64,9 +44,8 @@ const addDays = (day: string, n: number) => {
 if (skip) test('the job in a browser', { skip }, () => {});
 else
   describe('the job in a browser', { timeout: 600_000 }, () => {
+    let t: BrowserTest;
     let svc: TestService;
-    let browser: Browser;
-    let adminContext: BrowserContext;
     let admin: Page;
     let adminApi: Client;
     let projectId: string;
@@ -74,43 +53,25 @@ else
     const paymentPosts: string[] = [];
     const today = todayIso();
 
-    const watch = (page: Page, who: string) => {
-      page.on('pageerror', (err) => problems.push(`${who}: uncaught ${err.message}`));
-      page.on('console', (msg) => {
-        if (msg.type() !== 'error') return;
-        const failed = /status of (\d+)/.exec(msg.text());
-        const at = new URL(msg.location().url).pathname;
-        if (failed && EXPECTED_FAILED_LOADS.some((e) => e.path.test(at) && e.status.includes(Number(failed[1])))) return;
-        problems.push(`${who}: ${msg.text()} (${at})`);
-      });
+    /** A watched window (1280 × 800 unless said otherwise), its payment POSTs recorded. */
+    const windowFor = async (who: string, options: Parameters<BrowserTest['window']>[0] = {}) => {
+      const page = await t.window({ viewport: { width: 1280, height: 800 }, locale: 'en-GB', ...options });
+      watch(page, problems, { who, expected: EXPECTED_FAILED_LOADS });
       page.on('request', (r) => {
         if (r.method() === 'POST' && /\/payments$/.test(new URL(r.url()).pathname)) paymentPosts.push(r.postData() ?? '');
       });
       return page;
     };
-    const signIn = async (page: Page, who: { email: string; password: string }) => {
-      await page.goto(svc.url);
-      await page.getByLabel('Email').fill(who.email);
-      await page.getByLabel('Password').fill(who.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await heading(page, 'Dashboard').waitFor();
-    };
 
     before(async () => {
-      await ensureFreshBuild();
-      svc = await startTestService({ env: { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ADMIN_NAME: ADMIN.name } });
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
-      adminContext = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-GB' });
-      adminContext.setDefaultTimeout(30_000);
-      admin = watch(await adminContext.newPage(), 'admin');
+      t = await startBrowserTest({ admin: ADMIN });
+      svc = t.svc;
+      admin = await windowFor('admin');
       await svc.createUser({ role: 'CLIENT', ...CLIENT });
       adminApi = await svc.login(ADMIN.email, ADMIN.password);
-      await signIn(admin, ADMIN);
+      await t.signIn(admin, ADMIN);
     });
-    after(async () => {
-      await browser?.close();
-      await svc?.close();
-    });
+    after(() => t?.close());
 
     test('customers: a wrong GSTIN and a duplicate name are refused beside their fields; a CLIENT is attached on the Team page', async () => {
       await admin.getByRole('link', { name: 'Customers' }).click();
@@ -302,11 +263,9 @@ else
 
     test('a POC keeps customers but may not change whether one is active', async () => {
       const poc = await svc.createUser({ role: 'POC', name: 'Priya Sharma', email: 'priya@example.com', password: 'priya-pass-42' });
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-GB' });
-      context.setDefaultTimeout(30_000);
-      const page = watch(await context.newPage(), 'poc');
+      const page = await windowFor('poc');
       try {
-        await signIn(page, poc);
+        await t.signIn(page, poc);
         await page.getByRole('link', { name: 'Customers' }).click();
         const card = page.getByTestId(`customer-${CUSTOMER}`);
         await card.getByRole('button', { name: /^Edit/ }).click();
@@ -316,16 +275,14 @@ else
         await card.getByText('+91 20 1234 5678').waitFor();
         assert.equal((await adminApi.get('/api/customers')).body.items[0].phone, '+91 20 1234 5678');
       } finally {
-        await context.close();
+        await page.context().close();
       }
     });
 
     test('the customer’s CLIENT follows the project on a 390 px phone, without actions they may not take; nothing scrolls sideways', async () => {
-      const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'en-IN', isMobile: true, hasTouch: true });
-      context.setDefaultTimeout(30_000);
-      const client = watch(await context.newPage(), 'client');
+      const client = await windowFor('client', { viewport: { width: 390, height: 844 }, locale: 'en-IN', isMobile: true, hasTouch: true });
       try {
-        await signIn(client, CLIENT);
+        await t.signIn(client, CLIENT);
         assert.equal(await client.getByRole('link', { name: 'Customers' }).count(), 0, 'no customer list for a CLIENT');
         await client.getByTestId('due').getByTestId('due-overdue').locator('dd', { hasText: '1' }).waitFor();
         assert.equal(await client.getByTestId('outstanding').count(), 0, 'the outstanding total is the admins’');
@@ -353,7 +310,7 @@ else
         await assertAccessible(client, 'project, client, phone');
         await screenshot(client, 'job-project-phone');
       } finally {
-        await context.close();
+        await client.context().close();
       }
       // The admin's pages at the phone's width too.
       await admin.setViewportSize({ width: 390, height: 844 });

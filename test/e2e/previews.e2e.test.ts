@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { type BrowserTest, screenshot, seedPocProject, startBrowserTest } from '../helpers/browser.js';
 import { barsPdf } from '../helpers/pdf.js';
-import { type TestService, startTestService } from '../helpers/service.js';
-import { CHROMIUM, SCREENSHOTS, browserTestsSkipped, ensureFreshBuild } from './build.js';
+import type { TestService } from '../helpers/service.js';
+import { browserTestsSkipped } from './build.js';
 
 /**
  * Document previews in a real browser on a 390 px phone screen: a PDF's thumbnail loads, a document
@@ -19,16 +19,15 @@ const POC = { name: 'Priya Shah', email: 'priya.previews@example.com', password:
 if (skip) test('previews in a browser', { skip }, () => {});
 else
   describe('previews in a browser', { timeout: 300_000 }, () => {
+    let t: BrowserTest;
     let svc: TestService;
-    let browser: Browser;
     let page: Page;
     let projectId: string;
 
     before(async () => {
-      await ensureFreshBuild();
-      svc = await startTestService();
-      const poc = await svc.createUser({ role: 'POC', ...POC });
-      projectId = (await svc.createProject(poc.user.id, { name: 'Catalogue', status: 'APPROVED', piStatus: 'VERIFIED' })).id;
+      t = await startBrowserTest();
+      svc = t.svc;
+      projectId = await seedPocProject(svc, POC, { name: 'Catalogue', status: 'APPROVED', piStatus: 'VERIFIED' });
       const client = await svc.login(POC.email, POC.password);
       for (const [data, filename, type] of [
         [barsPdf(3), 'catalogue.pdf', 'application/pdf'],
@@ -41,20 +40,10 @@ else
         ]);
         assert.equal(res.status, 201, res.text);
       }
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
-      const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, locale: 'en-GB' });
-      context.setDefaultTimeout(60_000);
-      page = await context.newPage();
-      await page.goto(svc.url);
-      await page.getByLabel('Email').fill(POC.email);
-      await page.getByLabel('Password').fill(POC.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+      page = await t.window({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, locale: 'en-GB', timeout: 60_000 });
+      await t.signIn(page, POC);
     });
-    after(async () => {
-      await browser?.close();
-      await svc?.close();
-    });
+    after(() => t?.close());
 
     test('a thumbnail for the PDF, the type and size for the text; the viewer pages through at 390 px', async () => {
       await page.goto(`${svc.url}/projects/${projectId}`);
@@ -81,7 +70,7 @@ else
       const box = await shown.boundingBox();
       assert.ok(box && box.width <= 390 && box.width > 200, `the page is ${box?.width} px wide`);
       assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 390), 'no sideways scrolling');
-      await page.screenshot({ path: path.join(SCREENSHOTS, 'preview-viewer-390.png') });
+      await screenshot(page, 'preview-viewer-390', false);
       await viewer.getByRole('button', { name: 'Close' }).click();
       await viewer.waitFor({ state: 'detached' });
     });

@@ -6,21 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, type BrowserContext, type Locator, type Page, chromium } from 'playwright-core';
-import { type TestService, startTestService } from '../helpers/service.js';
-import { CHROMIUM, browserTestsSkipped, ensureFreshBuild } from './build.js';
+import type { Locator, Page } from 'playwright-core';
+import { ADMIN, type BrowserTest, descriptionOf, heading, startBrowserTest } from '../helpers/browser.js';
+import type { TestService } from '../helpers/service.js';
+import { browserTestsSkipped } from './build.js';
 
 const skip = browserTestsSkipped('test/e2e/team.e2e.test.ts');
-
-const ADMIN = { name: 'Ada Admin', email: 'ada@example.com', password: 'ada-admin-pass' };
-const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
-
-/** The text of the elements that describe a form control (aria-describedby). */
-async function descriptionOf(control: Locator): Promise<string> {
-  const ids = (await control.getAttribute('aria-describedby')) ?? '';
-  const texts = await Promise.all(ids.split(/\s+/).filter(Boolean).map((id) => control.page().locator(`[id="${id}"]`).textContent()));
-  return texts.join(' ').trim();
-}
 
 /**
  * Every word shown in the element that the browser laid out on more than one line ("PO/C",
@@ -49,39 +40,22 @@ function brokenWords(root: Locator): Promise<string[]> {
 if (skip) test('the Team page in a browser', { skip }, () => {});
 else
   describe('the Team page in a browser', { timeout: 300_000 }, () => {
+    let t: BrowserTest;
     let svc: TestService;
-    let browser: Browser;
-    let context: BrowserContext;
     let page: Page;
     const problems: string[] = [];
     const teamPosts: string[] = [];
 
     before(async () => {
-      await ensureFreshBuild();
-      svc = await startTestService({ env: { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ADMIN_NAME: ADMIN.name } });
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
-      context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-GB' });
-      context.setDefaultTimeout(30_000);
-      page = await context.newPage();
-      page.on('pageerror', (err) => problems.push(`uncaught ${err.message}`));
-      page.on('console', (msg) => {
-        const on = new URL(msg.location().url).pathname;
-        // On purpose: the session check before signing in.
-        if (msg.type() === 'error' && !(/status of 401/.test(msg.text()) && on === '/api/auth/session')) problems.push(`${msg.text()} (${on})`);
-      });
+      t = await startBrowserTest({ admin: ADMIN });
+      svc = t.svc;
+      page = await t.window({ viewport: { width: 1280, height: 800 }, locale: 'en-GB', problems });
       page.on('request', (r) => {
         if (r.method() === 'POST' && new URL(r.url()).pathname === '/api/team') teamPosts.push(r.postData() ?? '');
       });
-      await page.goto(svc.url);
-      await page.getByLabel('Email').fill(ADMIN.email);
-      await page.getByLabel('Password').fill(ADMIN.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await heading(page, 'Dashboard').waitFor();
+      await t.signIn(page, ADMIN);
     });
-    after(async () => {
-      await browser?.close();
-      await svc?.close();
-    });
+    after(() => t?.close());
 
     test('a short password and an email without a domain ending are refused beside their fields, and nothing is created', async () => {
       await page.goto(`${svc.url}/team`);

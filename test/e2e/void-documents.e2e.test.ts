@@ -4,9 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, type Page, chromium } from 'playwright-core';
-import { type TestService, startTestService } from '../helpers/service.js';
-import { CHROMIUM, SCREENSHOTS, browserTestsSkipped, ensureFreshBuild } from './build.js';
+import type { Page } from 'playwright-core';
+import { type BrowserTest, screenshot, seedPocProject, startBrowserTest } from '../helpers/browser.js';
+import type { TestService } from '../helpers/service.js';
+import { browserTestsSkipped } from './build.js';
 
 /**
  * Withdrawing a wrong document in a real browser (Debian's Chromium through playwright-core): the
@@ -21,30 +22,21 @@ const POC = { name: 'Priya Shah', email: 'priya.void@example.com', password: 'pr
 if (skip) test('withdrawing a document in a browser', { skip }, () => {});
 else
   describe('withdrawing a document in a browser', { timeout: 300_000 }, () => {
+    let t: BrowserTest;
     let svc: TestService;
-    let browser: Browser;
     let page: Page;
     let projectId: string;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'void-e2e-'));
 
     before(async () => {
-      await ensureFreshBuild();
-      svc = await startTestService();
-      const poc = await svc.createUser({ role: 'POC', ...POC });
-      projectId = (await svc.createProject(poc.user.id, { name: 'Wrong file project', status: 'DISPATCHED', piStatus: 'VERIFIED' })).id;
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
-      context.setDefaultTimeout(60_000);
-      page = await context.newPage();
-      await page.goto(svc.url);
-      await page.getByLabel('Email').fill(POC.email);
-      await page.getByLabel('Password').fill(POC.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+      t = await startBrowserTest();
+      svc = t.svc;
+      projectId = await seedPocProject(svc, POC, { name: 'Wrong file project', status: 'DISPATCHED', piStatus: 'VERIFIED' });
+      page = await t.window({ locale: 'en-GB', timeout: 60_000 });
+      await t.signIn(page, POC);
     });
     after(async () => {
-      await browser?.close();
-      await svc?.close();
+      await t?.close();
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
@@ -81,7 +73,7 @@ else
       assert.match(text, /Reason: Uploaded to the wrong customer/);
       assert.equal((await fetch(record.url)).status, 404, 'its address answers 404');
       await page.getByText('withdrew a PO').waitFor();
-      await page.screenshot({ path: path.join(SCREENSHOTS, 'withdrawn-document.png'), fullPage: true });
+      await screenshot(page, 'withdrawn-document');
 
       // Upload a replacement: the same type is chosen and the file picker is next.
       await page.locator('#type-INVOICE').check();

@@ -1,12 +1,24 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, type BrowserContext, type Locator, type Page, type Route, chromium } from 'playwright-core';
-import { type TestService, Client, startTestService, testConfig } from '../helpers/service.js';
+import type { Browser, BrowserContext, Locator, Page, Route } from 'playwright-core';
+import {
+  ADMIN,
+  type BrowserTest,
+  type ExpectedLoad,
+  SESSION_CHECK,
+  assertAccessible as assertAccessibleTo,
+  descriptionOf,
+  heading,
+  screenshot,
+  sidewaysOverflow,
+  signInAt,
+  startBrowserTest,
+  watch as watchFor,
+} from '../helpers/browser.js';
+import { type TestService, Client, testConfig } from '../helpers/service.js';
 import { newId } from '../../src/ids.js';
 import { type RunningService, startService } from '../../src/service.js';
-import { CHROMIUM, SCREENSHOTS, browserTestsSkipped, ensureFreshBuild } from './build.js';
+import { browserTestsSkipped } from './build.js';
 
 /**
  * The web app in a real browser (Debian's Chromium through playwright-core), against a real
@@ -15,12 +27,8 @@ import { CHROMIUM, SCREENSHOTS, browserTestsSkipped, ensureFreshBuild } from './
  * Screenshots of each page land in docs/screenshots.
  */
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const AXE = fs.readFileSync(path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
-
 const skip = browserTestsSkipped('test/e2e/web.e2e.test.ts');
 
-const ADMIN = { name: 'Ada Admin', email: 'ada@example.com', password: 'ada-admin-pass' };
 const POC = { name: 'Priya Sharma', email: 'priya@example.com', password: 'priya-pass-42' };
 const CLIENT = { name: 'Carl Client', email: 'carl@example.com', password: 'carl-pass-1' };
 const PROJECT = 'Spring catalogue 2027';
@@ -33,8 +41,8 @@ const problems: string[] = [];
  * ones the scenarios cause on purpose: the session check before signing in, the wrong password and
  * the throttled logins, the team forms' refusals, and the refused upload. Any other is a problem.
  */
-const EXPECTED_FAILED_LOADS: { path: RegExp; status: number[] }[] = [
-  { path: /^\/api\/auth\/session$/, status: [401] },
+const EXPECTED_FAILED_LOADS: ExpectedLoad[] = [
+  SESSION_CHECK,
   { path: /^\/api\/auth\/login$/, status: [401, 429] },
   { path: /^\/api\/team(\/[\w-]+)?$/, status: [400, 409] },
   { path: /^\/api\/upload$/, status: [400] },
@@ -44,47 +52,10 @@ const EXPECTED_FAILED_LOADS: { path: RegExp; status: number[] }[] = [
   { path: /^\/api\//, status: [401] },
 ];
 
-function watch(page: Page, who: string): Page {
-  page.on('console', (msg) => {
-    if (msg.type() !== 'error') return;
-    const failed = /^Failed to load resource: the server responded with a status of (\d+)/.exec(msg.text());
-    if (failed) {
-      const at = new URL(msg.location().url).pathname;
-      if (EXPECTED_FAILED_LOADS.some((e) => e.path.test(at) && e.status.includes(Number(failed[1])))) return;
-    }
-    problems.push(`${who}: console error: ${msg.text()} (${msg.location().url})`);
-  });
-  page.on('pageerror', (err) => problems.push(`${who}: uncaught ${err.name}: ${err.message}`));
-  return page;
-}
+const watch = (page: Page, who: string): Page => watchFor(page, problems, { who, expected: EXPECTED_FAILED_LOADS });
 
-/**
- * axe-core on the page as it is: any serious or critical violation of WCAG 2 A/AA (and axe's best
- * practices) fails, named with the elements it found.
- */
-async function assertAccessible(page: Page, label: string): Promise<void> {
-  // Evaluated through DevTools rather than added as a script tag, which the app's Content-Security-Policy rightly blocks.
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
-  const checked = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ passes: unknown[]; violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
-    return {
-      passes: result.passes.length,
-      violations: result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })),
-    };
-  });
-  assert.ok(checked.passes > 10, `${label}: axe ran its rules (${checked.passes} passed)`);
-  const serious = checked.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(serious, [], `${label}: ${serious.map((v) => `${v.id} (${v.help}) at ${v.targets.join(', ')}`).join('; ')}`);
-}
-
-/** How far the page scrolls sideways (0 when it fits its width). */
-const sidewaysOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-}
+/** axe-core with its best practices too. */
+const assertAccessible = (page: Page, label: string) => assertAccessibleTo(page, label, { bestPractice: true });
 
 /** Waits until the locator's whole text is `text` (Playwright's auto-waiting, with an exact filter). */
 async function hasText(locator: Locator, text: string | RegExp): Promise<void> {
@@ -92,24 +63,9 @@ async function hasText(locator: Locator, text: string | RegExp): Promise<void> {
   await locator.filter({ hasText: exact }).first().waitFor();
 }
 
-const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+const signIn = (page: Page, who: { email: string; password: string }) => signInAt(page, svc.url, who);
 
-/** The text of the element that describes a form control (aria-describedby): where the app puts the API's error. */
-async function descriptionOf(control: Locator): Promise<string> {
-  const ids = (await control.getAttribute('aria-describedby')) ?? '';
-  const texts = await Promise.all(ids.split(/\s+/).filter(Boolean).map((id) => control.page().locator(`[id="${id}"]`).textContent()));
-  return texts.join(' ').trim();
-}
-
-async function signIn(page: Page, who: { email: string; password: string }): Promise<void> {
-  await page.goto(svc.url);
-  await heading(page, 'Sign in').waitFor();
-  await page.getByLabel('Email').fill(who.email);
-  await page.getByLabel('Password').fill(who.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await heading(page, 'Dashboard').waitFor();
-}
-
+let t: BrowserTest;
 let svc: TestService;
 let browser: Browser;
 let adminContext: BrowserContext;
@@ -127,14 +83,12 @@ else describeBrowserTests();
 function describeBrowserTests() {
   describe('the web app in a browser', { timeout: 600_000 }, () => {
     before(async () => {
-      await ensureFreshBuild();
-      svc = await startTestService({
-        env: { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ADMIN_NAME: ADMIN.name, LOGIN_MAX_FAILURES_PER_EMAIL: '3' },
+      t = await startBrowserTest({
+        admin: ADMIN,
+        env: { LOGIN_MAX_FAILURES_PER_EMAIL: '3' },
+        chromiumArgs: ['--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic'],
       });
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
-      });
+      ({ svc, browser } = t);
       adminContext = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-GB' });
       // The POC's browser speaks German: dates must follow it.
       pocContext = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'de-DE' });
@@ -145,10 +99,7 @@ function describeBrowserTests() {
       admin = watch(await adminContext.newPage(), 'admin');
     });
 
-    after(async () => {
-      await browser?.close();
-      await svc?.close();
-    });
+    after(() => t?.close());
 
     test('a wrong password gets a clear message; then the admin signs in with the keyboard alone', async () => {
       await admin.goto(svc.url);

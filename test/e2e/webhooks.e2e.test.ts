@@ -5,44 +5,30 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, type Page, chromium } from 'playwright-core';
-import { type TestService, startTestService } from '../helpers/service.js';
+import type { Page } from 'playwright-core';
+import { ADMIN, type BrowserTest, screenshot, startBrowserTest } from '../helpers/browser.js';
 import { type Receiver, startReceiver, verifiedBy } from '../helpers/webhook-receiver.js';
-import { CHROMIUM, SCREENSHOTS, browserTestsSkipped, ensureFreshBuild } from './build.js';
+import { browserTestsSkipped } from './build.js';
 
 const skip = browserTestsSkipped('test/e2e/webhooks.e2e.test.ts');
-const ADMIN = { name: 'Ada Admin', email: 'ada@example.com', password: 'ada-admin-pass' };
 
 if (skip) test('the Webhooks page in a browser', { skip }, () => {});
 else
   describe('the Webhooks page in a browser', { timeout: 300_000 }, () => {
-    let svc: TestService;
-    let browser: Browser;
+    let t: BrowserTest;
     let page: Page;
     let receiver: Receiver;
     const problems: string[] = [];
     let firstSecret = '';
 
     before(async () => {
-      await ensureFreshBuild();
       receiver = await startReceiver();
-      svc = await startTestService({
-        env: { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ADMIN_NAME: ADMIN.name, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_POLL_MS: '50' },
-      });
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
-      context.setDefaultTimeout(30_000);
-      page = await context.newPage();
-      page.on('pageerror', (err) => problems.push(`uncaught ${err.message}`));
-      await page.goto(svc.url);
-      await page.getByLabel('Email').fill(ADMIN.email);
-      await page.getByLabel('Password').fill(ADMIN.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Dashboard', exact: true }).waitFor();
+      t = await startBrowserTest({ admin: ADMIN, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_POLL_MS: '50' } });
+      page = await t.window({ locale: 'en-GB', problems });
+      await t.signIn(page, ADMIN);
     });
     after(async () => {
-      await browser?.close();
-      await svc?.close();
+      await t?.close();
       await receiver?.close();
     });
 
@@ -66,7 +52,7 @@ else
       await card.getByTestId('delivery-webhook.test').getByText('delivered').waitFor();
       assert.equal(receiver.received.length, 1);
       assert.deepEqual(verifiedBy([secret], receiver.received[0]!), [secret]);
-      await page.screenshot({ path: `${SCREENSHOTS}/webhooks.png`, fullPage: true });
+      await screenshot(page, 'webhooks');
       assert.deepEqual(problems, []);
     });
 

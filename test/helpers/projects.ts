@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import type { DocumentType, FileUpload } from '../../src/domain/model.js';
+import type { DocumentType, FileUpload, User } from '../../src/domain/model.js';
 import { newId } from '../../src/ids.js';
-import type { Client, TestService } from './service.js';
+import { type Client, type TestService, startTestService } from './service.js';
 
 
 /** Helpers for the project, activity and dashboard tests (the service helper stays as it is). */
@@ -74,6 +74,21 @@ export async function insertFile(svc: TestService, projectId: string, type: Docu
   };
   await svc.deps.store.files.insert(file);
   return file;
+}
+
+/** A signed-in user and the client that carries their session. */
+export type Someone = { user: User; client: Client };
+
+/**
+ * The service of the job's tests (the job itself, the PI and payments): in Asia/Kolkata (UTC+05:30,
+ * so "today" there and in UTC differ for 5½ hours a day), its clock reading `now()`, with an ADMIN,
+ * two POCs and a CLIENT signed in.
+ */
+export async function startJobService(now: () => string): Promise<{ svc: TestService; admin: Someone; poc: Someone; otherPoc: Someone; clientUser: Someone }> {
+  const svc = await startTestService({ env: { TIMEZONE: 'Asia/Kolkata' } });
+  svc.deps.clock = { now: () => new Date(now()) };
+  const [admin, poc, otherPoc, clientUser] = await Promise.all([svc.signIn('ADMIN'), svc.signIn('POC'), svc.signIn('POC'), svc.signIn('CLIENT')]);
+  return { svc, admin, poc, otherPoc, clientUser };
 }
 
 /** The ISO time `ms` milliseconds after `base`. */

@@ -37,6 +37,39 @@ export function ErrorMessage({ error, id }: { error: unknown; id?: string }) {
   );
 }
 
+/**
+ * A form's buttons: the submit, marked busy while the form is sent (aria-disabled, so it keeps the
+ * focus) and then showing `busyLabel` when given; Cancel when there is one. `wide` spans a form grid.
+ */
+export function FormActions({ label, busyLabel, pending, onCancel, wide }: { label: string; busyLabel?: string; pending: boolean; onCancel?: () => void; wide?: boolean }) {
+  return (
+    <div className={wide ? 'form-actions span-all' : 'form-actions'}>
+      <button type="submit" className="primary" aria-disabled={pending}>
+        {pending && busyLabel ? busyLabel : label}
+      </button>
+      {onCancel && (
+        <button type="button" className="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** Under a form grid: the API's refusal of the whole form and, once it is done, what was done. */
+export function FormOutcome({ error, done }: { error: unknown; done?: string | null }) {
+  return (
+    <div className="span-all">
+      <ErrorMessage error={error} />
+      {done && (
+        <p className="success" role="status">
+          {done}
+        </p>
+      )}
+    </div>
+  );
+}
+
 /** The project's stage: its status, or Rejected for a request an admin has rejected. */
 export function StatusBadge({ project }: { project: Pick<Project, 'status' | 'approval'> }) {
   const stage = stageOf(project);

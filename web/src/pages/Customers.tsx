@@ -2,7 +2,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tansta
 import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'wouter';
 import { type Customer, type CustomerFields, api } from '../api';
-import { ErrorMessage, Field, PageTitle, QueryError, placeError } from '../components';
+import { Field, FormActions, FormOutcome, PageTitle, QueryError, placeError } from '../components';
 import { formatNumber } from '../format';
 import { useUser } from '../session';
 
@@ -184,19 +184,8 @@ function CustomerForm() {
       <h2 id="new-customer-title">Add a customer</h2>
       <form onSubmit={submit} noValidate className="form-grid">
         <CustomerFieldsEditor values={values} set={set} errors={fields} />
-        <div className="form-actions span-all">
-          <button type="submit" className="primary" aria-disabled={create.isPending}>
-            {create.isPending ? 'Adding…' : 'Add customer'}
-          </button>
-        </div>
-        <div className="span-all">
-          <ErrorMessage error={form} />
-          {added && (
-            <p className="success" role="status">
-              {added}
-            </p>
-          )}
-        </div>
+        <FormActions label="Add customer" busyLabel="Adding…" pending={create.isPending} wide />
+        <FormOutcome error={form} done={added} />
       </form>
     </section>
   );
@@ -235,17 +224,8 @@ function CustomerDetail({ customer: c, onDone }: { customer: Customer; onDone: (
             </label>
           </div>
         )}
-        <div className="form-actions span-all">
-          <button type="submit" className="primary" aria-disabled={save.isPending}>
-            {save.isPending ? 'Saving…' : 'Save'}
-          </button>
-          <button type="button" className="secondary" onClick={onDone}>
-            Cancel
-          </button>
-        </div>
-        <div className="span-all">
-          <ErrorMessage error={form} />
-        </div>
+        <FormActions label="Save" busyLabel="Saving…" pending={save.isPending} onCancel={onDone} wide />
+        <FormOutcome error={form} />
       </form>
       <h3>Client users</h3>
       {!detail.data && <QueryError query={detail} what="The client users" />}

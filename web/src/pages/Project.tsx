@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type DragEvent, type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { ApiError, DOCUMENT_TYPES, type DocumentType, type FileUpload, type ProjectAction, type ProjectDetail, type Upload, api, sha256OfFile, uploadDocument } from '../api';
-import { ActivityList, ErrorMessage, Field, PageTitle, QueryError, StatusBadge, placeError } from '../components';
+import { ActivityList, ErrorMessage, Field, FormActions, PageTitle, QueryError, StatusBadge, placeError } from '../components';
 import { MAX_LENGTH } from '../../../src/domain/limits';
 import { isCurrencyCode, minorDigits, parseMajor } from '../../../src/domain/money';
 import { decideVoid } from '../../../src/domain/void-policy';
@@ -190,14 +190,7 @@ function EditDetails({ project: p }: { project: ProjectDetail }) {
           </Field>
           <JobFieldsEditor values={job} onChange={setJob} errors={fields} />
           <ErrorMessage error={form} />
-          <div className="form-actions">
-            <button type="submit" className="primary" aria-disabled={save.isPending}>
-              {save.isPending ? 'Saving…' : 'Save'}
-            </button>
-            <button type="button" className="secondary" onClick={() => setOpen(false)}>
-              Cancel
-            </button>
-          </div>
+          <FormActions label="Save" busyLabel="Saving…" pending={save.isPending} onCancel={() => setOpen(false)} />
         </form>
       )}
     </div>
@@ -391,14 +384,7 @@ function SubmitPiForm({ project: p, note, onDone, onCancel }: { project: Project
         {(props) => <input {...props} type="date" value={values.validUntil} onChange={set('validUntil')} />}
       </Field>
       {send.error && !Object.keys(fieldErrors).length && <ErrorMessage error={send.error} />}
-      <div className="form-actions">
-        <button type="submit" className="primary" aria-disabled={send.isPending}>
-          Submit the PI
-        </button>
-        <button type="button" className="secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions label="Submit the PI" pending={send.isPending} onCancel={onCancel} />
     </form>
   );
 }
@@ -922,14 +908,7 @@ function PaymentForm({ project: p, currency, onDone, onCancel }: { project: Proj
         {(props) => <input {...props} value={values.reference} onChange={set('reference')} maxLength={100} autoComplete="off" />}
       </Field>
       {send.error && !Object.keys(fieldErrors).length && <ErrorMessage error={send.error} />}
-      <div className="form-actions">
-        <button type="submit" className="primary" aria-disabled={send.isPending}>
-          Record the payment
-        </button>
-        <button type="button" className="secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions label="Record the payment" pending={send.isPending} onCancel={onCancel} />
     </form>
   );
 }

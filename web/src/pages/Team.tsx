@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, Fragment, useEffect, useRef, useState } from 'react';
 import { ROLES, type Role, type TeamMember, api } from '../api';
-import { ErrorMessage, Field, PageTitle, QueryError, placeError } from '../components';
+import { ErrorMessage, Field, FormActions, FormOutcome, PageTitle, QueryError, placeError } from '../components';
 import { MAX_LENGTH, PASSWORD, emailRefusal, passwordRefusal } from '../../../src/domain/limits';
 import { ROLE_CHOICES, ROLE_LABELS, formatDate } from '../format';
 import { useUser } from '../session';
@@ -304,19 +304,8 @@ function NewMemberForm() {
           {(p) => <input {...p} type="password" value={values.password} onChange={set('password')} autoComplete="new-password" />}
         </Field>
         <ProfileFields values={values} set={set} errors={fields} optional />
-        <div className="form-actions span-all">
-          <button type="submit" className="primary" aria-disabled={create.isPending}>
-            {create.isPending ? 'Adding…' : 'Add member'}
-          </button>
-        </div>
-        <div className="span-all">
-          <ErrorMessage error={answered.form} />
-          {added && (
-            <p className="success" role="status">
-              {added}
-            </p>
-          )}
-        </div>
+        <FormActions label="Add member" busyLabel="Adding…" pending={create.isPending} wide />
+        <FormOutcome error={answered.form} done={added} />
       </form>
     </section>
   );
@@ -368,17 +357,8 @@ function EditMemberForm({ member, onDone, onCancel }: { member: TeamMember; onDo
         {(p) => <input {...p} type="email" value={values.email} onChange={set('email')} autoComplete="off" maxLength={MAX_LENGTH.email} />}
       </Field>
       <ProfileFields values={values} set={set} errors={fields} />
-      <div className="form-actions span-all">
-        <button type="submit" className="primary" aria-disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : 'Save'}
-        </button>
-        <button type="button" className="secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-      <div className="span-all">
-        <ErrorMessage error={answered.form} />
-      </div>
+      <FormActions label="Save" busyLabel="Saving…" pending={save.isPending} onCancel={onCancel} wide />
+      <FormOutcome error={answered.form} />
     </form>
   );
 }
@@ -399,14 +379,7 @@ function PasswordForm({ member, onDone, onCancel }: { member: TeamMember; onDone
       <Field label={`New password for ${member.name}`} error={fields.password} hint={`At least ${PASSWORD.minLength} characters.`}>
         {(p) => <input {...p} type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" autoFocus />}
       </Field>
-      <div className="form-actions">
-        <button type="submit" className="primary" aria-disabled={reset.isPending}>
-          Set password
-        </button>
-        <button type="button" className="secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions label="Set password" pending={reset.isPending} onCancel={onCancel} />
       <ErrorMessage error={form} />
     </form>
   );
