@@ -77,17 +77,10 @@ else
       const { client: admin, user, password } = await svc.signIn('ADMIN', { name: 'Admin Asha' });
       await admin.post('/api/account/tokens', { name: 'Admin script', scope: 'read' });
 
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const adminPage = await t.window({ problems, who: 'admin' });
       try {
-        const adminPage = await context.newPage();
         adminPage.on('dialog', (dialog) => void dialog.accept());
-        adminPage.on('pageerror', (err) => problems.push(`uncaught ${err.message}`));
-        await adminPage.goto(svc.url);
-        await heading(adminPage, 'Sign in').waitFor();
-        await adminPage.getByLabel('Email').fill(user.email);
-        await adminPage.getByLabel('Password').fill(password);
-        await adminPage.getByRole('button', { name: 'Sign in' }).click();
-        await heading(adminPage, 'Dashboard').waitFor();
+        await t.signIn(adminPage, { email: user.email, password });
         await adminPage.getByRole('link', { name: 'My account' }).click();
         const everyone = adminPage.getByRole('region', { name: 'Everyone’s API tokens' });
         await everyone.getByRole('cell', { name: 'Dispatch scanner', exact: true }).waitFor();
@@ -104,7 +97,7 @@ else
         assert.equal(refused.status, 401);
         assert.deepEqual(problems, []);
       } finally {
-        await context.close();
+        await adminPage.context().close();
       }
     });
   });
