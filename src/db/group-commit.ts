@@ -33,8 +33,9 @@ export interface GroupCommitCounts {
  * The instance's single writer (group commit). Units that arrive while a batch is committing wait
  * and then share one transaction and one durable commit, each in its own savepoint, so a failing
  * unit undoes only its own writes and fails only its own request. Nothing waits when nothing is in
- * flight: an idle writer starts the unit's transaction at once; a batch holds only what queued during
- * the previous one, at most `maxBatch` units. Each caller is answered after the commit that holds its
+ * flight: an idle writer starts the unit's transaction at once (on SQLite at the end of the current
+ * event-loop turn, see the constructor); a batch holds only what queued during the previous one, at
+ * most `maxBatch` units. Each caller is answered after the commit that holds its
  * work; should that commit (or the transaction) fail, every unit not already failed on its own is
  * run again alone, in a transaction of its own, so one bad unit never fails the others.
  *
@@ -46,11 +47,22 @@ export class GroupCommit<S> {
   readonly #queue: Queued<S>[] = [];
   #committing = false;
 
+  readonly #maxBatch: number;
+  readonly #untilTurnEnds: boolean;
+
+  /**
+   * `maxBatch`: the most units one transaction holds. `untilTurnEnds`: an idle writer starts at the
+   * end of the current event-loop turn (setImmediate: no timer, no window) rather than at once, so the
+   * units made ready by the same turn's I/O share it: for a database whose transactions never yield
+   * to the event loop (better-sqlite3), where nothing can arrive while a batch commits.
+   */
   constructor(
     private readonly trx: BatchTransaction<S>,
-    private readonly maxBatch = 64,
+    { maxBatch = 64, untilTurnEnds = false }: { maxBatch?: number; untilTurnEnds?: boolean } = {},
   ) {
     if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new Error('a batch holds at least one unit');
+    this.#maxBatch = maxBatch;
+    this.#untilTurnEnds = untilTurnEnds;
   }
 
   /** Runs the unit in the next batch and resolves with its result once that batch is committed (or with its own failure). */
@@ -58,19 +70,21 @@ export class GroupCommit<S> {
     this.counts.units++;
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ unit, activity: options.activity ?? false, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.#committing) void this.#drain();
+      if (this.#committing) return;
+      this.#committing = true;
+      if (this.#untilTurnEnds) setImmediate(() => void this.#drain());
+      else void this.#drain();
     });
   }
 
-  /** True while a batch is being committed (what arrives meanwhile waits for the next one). */
+  /** True while a batch is due or being committed (what arrives meanwhile waits for the next one). */
   get busy(): boolean {
     return this.#committing;
   }
 
   async #drain(): Promise<void> {
-    this.#committing = true;
     try {
-      while (this.#queue.length) await this.#commit(this.#queue.splice(0, this.maxBatch));
+      while (this.#queue.length) await this.#commit(this.#queue.splice(0, this.#maxBatch));
     } finally {
       this.#committing = false;
     }

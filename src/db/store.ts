@@ -81,7 +81,8 @@ export function createStore(database: Database): Store {
       savepoint: (store, fn) => store.savepoint(fn),
       breaksTransaction: (err) => err instanceof SavepointBroken,
     },
-    MAX_BATCH,
+    // better-sqlite3 never yields during a transaction: only what the same event-loop turn made ready can share one.
+    { maxBatch: MAX_BATCH, untilTurnEnds: database.dialect === 'sqlite' },
   );
   return storeOf(database, writer);
 }
