@@ -43,7 +43,7 @@ export interface GroupCommitCounts {
  * (it holds the batch, and on SQLite the only connection, while it runs).
  */
 export class GroupCommit<S> {
-  readonly counts: GroupCommitCounts = { transactions: 0, units: 0, retriedAlone: 0, largestBatch: 0 };
+  readonly counts: GroupCommitCounts;
   readonly #queue: Queued<S>[] = [];
   #committing = false;
 
@@ -54,12 +54,14 @@ export class GroupCommit<S> {
    * `maxBatch`: the most units one transaction holds. `untilTurnEnds`: an idle writer starts at the
    * end of the current event-loop turn (setImmediate: no timer, no window) rather than at once, so the
    * units made ready by the same turn's I/O share it: for a database whose transactions never yield
-   * to the event loop (better-sqlite3), where nothing can arrive while a batch commits.
+   * to the event loop (better-sqlite3), where nothing can arrive while a batch commits. `counts`:
+   * where to count (writers of one instance may share them).
    */
   constructor(
     private readonly trx: BatchTransaction<S>,
-    { maxBatch = 64, untilTurnEnds = false }: { maxBatch?: number; untilTurnEnds?: boolean } = {},
+    { maxBatch = 64, untilTurnEnds = false, counts }: { maxBatch?: number; untilTurnEnds?: boolean; counts?: GroupCommitCounts } = {},
   ) {
+    this.counts = counts ?? { transactions: 0, units: 0, retriedAlone: 0, largestBatch: 0 };
     if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new Error('a batch holds at least one unit');
     this.#maxBatch = maxBatch;
     this.#untilTurnEnds = untilTurnEnds;

@@ -5,7 +5,7 @@ import { dueDigestsRepo } from './due-digests.js';
 import { apiTokensRepo } from './api-tokens.js';
 import { commentsRepo } from './comments.js';
 import { filesRepo } from './files.js';
-import { GroupCommit, type GroupCommitCounts, type UnitOptions } from './group-commit.js';
+import { type BatchTransaction, GroupCommit, type GroupCommitCounts, type UnitOptions } from './group-commit.js';
 import { idempotencyKeysRepo } from './idempotency-keys.js';
 import type { Database } from './index.js';
 import { loginFailuresRepo } from './login-failures.js';
@@ -70,24 +70,34 @@ const SAVEPOINTS = Array.from({ length: 4 }, (_, depth) => savepointStatements(d
 const MAX_BATCH = 64;
 
 export function createStore(database: Database): Store {
-  const writer: GroupCommit<Store> = new GroupCommit<Store>(
-    {
-      transaction: (fn, batch) =>
-        database.db.transaction().execute(async (trx) => {
-          // One lock for the whole batch instead of one statement per entry: the batch is the event log's writer until it commits.
-          if (batch.activity && database.dialect === 'postgres') await lockEventLog(trx);
-          return fn(storeOf({ ...database, db: trx }, writer, { activityLocked: batch.activity }));
-        }),
-      savepoint: (store, fn) => store.savepoint(fn),
-      breaksTransaction: (err) => err instanceof SavepointBroken,
-    },
-    // better-sqlite3 never yields during a transaction: only what the same event-loop turn made ready can share one.
-    { maxBatch: MAX_BATCH, untilTurnEnds: database.dialect === 'sqlite' },
-  );
+  const counts: GroupCommitCounts = { transactions: 0, units: 0, retriedAlone: 0, largestBatch: 0 };
+  const batchTransaction: BatchTransaction<Store> = {
+    transaction: (fn, batch) =>
+      database.db.transaction().execute(async (trx) => {
+        // One lock for the whole batch instead of one statement per entry: the batch is the event log's writer until it commits.
+        if (batch.activity && database.dialect === 'postgres') await lockEventLog(trx);
+        return fn(storeOf({ ...database, db: trx }, writer, { activityLocked: batch.activity }));
+      }),
+    savepoint: (store, fn) => store.savepoint(fn),
+    breaksTransaction: (err) => err instanceof SavepointBroken,
+  };
+  // better-sqlite3 never yields during a transaction: only what the same event-loop turn made ready can share one.
+  const make = () => new GroupCommit<Store>(batchTransaction, { maxBatch: MAX_BATCH, untilTurnEnds: database.dialect === 'sqlite', counts });
+  const withActivity = make();
+  // PostgreSQL: units that write no activity entry (name reservations) do not queue behind those that
+  // hold the event log's lock; SQLite has one connection, and one writer gathers best.
+  const withoutActivity = database.dialect === 'postgres' ? make() : withActivity;
+  const writer: Writer = { run: (unit, options) => (options?.activity ? withActivity : withoutActivity).run(unit, options), counts };
   return storeOf(database, writer);
 }
 
-function storeOf(database: Database, writer: GroupCommit<Store>, batch?: BatchOptions): Store {
+/** The instance's group commit, as its stores reach it. */
+interface Writer {
+  run<T>(unit: (store: Store) => Promise<T>, options?: UnitOptions): Promise<T>;
+  readonly counts: GroupCommitCounts;
+}
+
+function storeOf(database: Database, writer: Writer, batch?: BatchOptions): Store {
   let depth = 0;
   const own: Pick<Store, 'transaction' | 'savepoint' | 'ping' | 'groupCommit' | 'groupCommits'> = {
     transaction: (fn) => database.db.transaction().execute((trx) => fn(storeOf({ ...database, db: trx }, writer))),
