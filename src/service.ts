@@ -37,6 +37,7 @@ export async function openDeps(config: Config, log: Log): Promise<Deps> {
     metrics?.watchMailBacklog(() => mail.backlog());
     const previews = new Previews(config, log);
     metrics?.watchWebhooks(() => store.webhookDeliveries.stats());
+    metrics?.watchGroupCommit(store.groupCommits);
     const webhooks = new WebhookDispatcher(store, config, log.child({ component: 'webhooks' }));
     const deps: Deps = { config, log, database, store, storage, realtime, mail, webhooks, metrics, clock: systemClock, previews };
     if (config.admin) await ensureAdmin(deps, config.admin);

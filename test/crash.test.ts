@@ -87,3 +87,70 @@ test('SIGKILL during uploads leaves, after a restart, no file without a record a
     await cleanup();
   }
 });
+
+/** GET /metrics's value of one unlabelled metric. */
+async function metric(url: string, token: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
+  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+}
+
+test('SIGKILL during a burst of grouped uploads: every upload answered 201 keeps its record and its bytes; after the reconciler nothing unreferenced remains', { timeout: 120_000 }, async () => {
+  const METRICS_TOKEN = 'crash-test-metrics-token';
+  const { env, config, cleanup } = await testConfig({ env: { ...ADMIN, RECONCILE_ON_START: 'off', METRICS_TOKEN } });
+  const uploads = path.join(config.dataDir, 'uploads');
+  let service = await spawnService(env);
+  let bursting = true;
+  try {
+    const admin = new Client(service.url);
+    assert.equal((await admin.post('/api/auth/login', { email: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD })).status, 200);
+    const project = (await admin.post('/api/projects', { name: 'Burst' })).body as { id: string };
+    assert.equal((await admin.post(`/api/projects/${project.id}/approve`)).status, 200);
+
+    // Sixteen clients upload small documents one after another, each with bytes of its own, until the process dies.
+    const answered = new Map<string, { url: string; data: string }>();
+    const client = async (c: number) => {
+      for (let i = 0; bursting; i++) {
+        const data = `%PDF-1.4\n% burst ${c}-${i}\n`;
+        const res = await admin
+          .upload([
+            ['projectId', project.id],
+            ['fileType', 'PO'],
+            ['file', { data, filename: `burst-${c}-${i}.pdf`, type: 'application/pdf' }],
+          ])
+          .catch(() => undefined); // the process died under it: no answer
+        if (!res) return;
+        if (res.status === 201) {
+          const { id, url } = res.body as { id: string; url: string };
+          answered.set(id, { url, data });
+        }
+      }
+    };
+    const clients = Array.from({ length: 16 }, (_, c) => client(c));
+    // Killed mid-burst, once uploads have shared commits (the writer's counts, on /metrics).
+    await eventually('uploads sharing a commit', async () => answered.size >= 40 && (await metric(service.url, METRICS_TOKEN, 'group_commit_largest_batch')) >= 2, 30_000);
+    service.child.kill('SIGKILL');
+    await service.exited;
+    bursting = false;
+    await Promise.all(clients);
+
+    service = await spawnService({ ...env, RECONCILE_ON_START: 'repair', RECONCILE_GRACE_MS: '0' });
+    const restarted = new Client(service.url);
+    assert.equal((await restarted.post('/api/auth/login', { email: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD })).status, 200);
+    const files = async () => ((await restarted.get(`/api/projects/${project.id}`)).body as { files: { id: string; url: string }[] }).files;
+    const keyOf = (url: string) => decodeURIComponent(new URL(url).pathname.slice('/files/'.length));
+    // The reconciler removes the bytes of uploads that died before their record: then every stored file has one.
+    const recorded = (await files()).map((f) => keyOf(f.url)).sort();
+    await eventually('the reconciler removed every file without a record', () => JSON.stringify(filesUnder(uploads)) === JSON.stringify(recorded), 20_000);
+
+    const byId = new Map((await files()).map((f) => [f.id, f]));
+    for (const [id, { url, data }] of answered) {
+      assert.ok(byId.has(id), `the upload answered 201 as ${id} has its record`);
+      assert.equal(await (await fetch(url)).text(), data, `and its bytes (${keyOf(url)})`);
+    }
+    assert.ok(byId.size >= answered.size);
+  } finally {
+    bursting = false;
+    await service.stop();
+    await cleanup();
+  }
+});

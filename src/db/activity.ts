@@ -59,8 +59,16 @@ export interface LoggedChange {
   internal: boolean;
 }
 
-/** The activity log (migration 002: `seq` orders it), which is also the realtime event log. */
-export function activityRepo(db: DB, dialect: Database['dialect']) {
+/** PostgreSQL: takes the event log's lock (see insert) until the end of the transaction `trx`. */
+export async function lockEventLog(trx: DB): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext('activity_log:' || current_schema()))`.execute(trx);
+}
+
+/**
+ * The activity log (migration 002: `seq` orders it), which is also the realtime event log.
+ * `locked`: the transaction `db` holds the event log's lock already (a group commit's batch took it first).
+ */
+export function activityRepo(db: DB, dialect: Database['dialect'], { locked = false }: { locked?: boolean } = {}) {
   /** The changes after `seq` in order: all of them, or those the scope may see now. */
   const changesAfter = async (seq: number, limit: number, scope?: Scope): Promise<LoggedChange[]> => {
     // Every instance's stream hub reads this after every change: the one without a scope is compiled once.
@@ -79,7 +87,7 @@ export function activityRepo(db: DB, dialect: Database['dialect']) {
      */
     async insert(e: NewActivityEntry): Promise<number> {
       const write = async (trx: DB) => {
-        if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('activity_log:' || current_schema()))`.execute(trx);
+        if (dialect === 'postgres' && !locked) await lockEventLog(trx);
         const [row] = (await trx.executeQuery(hot.insertActivity(trx, dialect, e.id, e.userId, e.action, e.entityType, e.entityId, JSON.stringify(e.details), e.createdAt, e.internal ? 1 : 0))).rows;
         if (!row) throw new Error('the activity entry was not written');
         return Number(row.seq);

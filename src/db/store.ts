@@ -1,10 +1,11 @@
 import { CompiledQuery, sql } from 'kysely';
-import { activityRepo } from './activity.js';
+import { activityRepo, lockEventLog } from './activity.js';
 import { customersRepo } from './customers.js';
 import { dueDigestsRepo } from './due-digests.js';
 import { apiTokensRepo } from './api-tokens.js';
 import { commentsRepo } from './comments.js';
 import { filesRepo } from './files.js';
+import { type BatchTransaction, GroupCommit, type GroupCommitCounts, type UnitOptions } from './group-commit.js';
 import { idempotencyKeysRepo } from './idempotency-keys.js';
 import type { Database } from './index.js';
 import { loginFailuresRepo } from './login-failures.js';
@@ -33,6 +34,21 @@ export interface Store extends ReturnType<typeof repositories> {
    */
   savepoint<T>(fn: () => Promise<T>): Promise<T>;
   ping(): Promise<void>;
+  /**
+   * Runs `unit` through the instance's group commit (db/group-commit.ts): in a transaction shared
+   * with the units that arrive together, in a savepoint of its own; resolves once that transaction
+   * is committed. The unit may run twice (alone, after its batch's commit failed) and must do
+   * nothing but database work through the store it is given. Inside a transaction: in a savepoint of it.
+   */
+  groupCommit<T>(unit: (store: Store) => Promise<T>, options?: UnitOptions): Promise<T>;
+  /** The group commit's counts since start (the instance's; the same object in every store). */
+  readonly groupCommits: GroupCommitCounts;
+}
+
+/** What the store of a group commit's batch knows (db/group-commit.ts). */
+interface BatchOptions {
+  /** PostgreSQL: the batch holds the event log's lock already (db/activity.ts). */
+  activityLocked: boolean;
 }
 
 /** A savepoint that could not be set, rolled back to or released: the transaction it is in must fail. */
@@ -50,10 +66,41 @@ const savepointStatements = (depth: number) => ({
 });
 const SAVEPOINTS = Array.from({ length: 4 }, (_, depth) => savepointStatements(depth + 1));
 
+/** The largest batch of the group commit: enough to share one commit among every upload a busy instance has in flight. */
+const MAX_BATCH = 64;
+
 export function createStore(database: Database): Store {
+  const counts: GroupCommitCounts = { transactions: 0, units: 0, retriedAlone: 0, largestBatch: 0 };
+  const batchTransaction: BatchTransaction<Store> = {
+    transaction: (fn, batch) =>
+      database.db.transaction().execute(async (trx) => {
+        // One lock for the whole batch instead of one statement per entry: the batch is the event log's writer until it commits.
+        if (batch.activity && database.dialect === 'postgres') await lockEventLog(trx);
+        return fn(storeOf({ ...database, db: trx }, writer, { activityLocked: batch.activity }));
+      }),
+    savepoint: (store, fn) => store.savepoint(fn),
+    breaksTransaction: (err) => err instanceof SavepointBroken,
+  };
+  // better-sqlite3 never yields during a transaction: only what the same event-loop turn made ready can share one.
+  const make = () => new GroupCommit<Store>(batchTransaction, { maxBatch: MAX_BATCH, untilTurnEnds: database.dialect === 'sqlite', counts });
+  const withActivity = make();
+  // PostgreSQL: units that write no activity entry (name reservations) do not queue behind those that
+  // hold the event log's lock; SQLite has one connection, and one writer gathers best.
+  const withoutActivity = database.dialect === 'postgres' ? make() : withActivity;
+  const writer: Writer = { run: (unit, options) => (options?.activity ? withActivity : withoutActivity).run(unit, options), counts };
+  return storeOf(database, writer);
+}
+
+/** The instance's group commit, as its stores reach it. */
+interface Writer {
+  run<T>(unit: (store: Store) => Promise<T>, options?: UnitOptions): Promise<T>;
+  readonly counts: GroupCommitCounts;
+}
+
+function storeOf(database: Database, writer: Writer, batch?: BatchOptions): Store {
   let depth = 0;
-  const own: Pick<Store, 'transaction' | 'savepoint' | 'ping'> = {
-    transaction: (fn) => database.db.transaction().execute((trx) => fn(createStore({ ...database, db: trx }))),
+  const own: Pick<Store, 'transaction' | 'savepoint' | 'ping' | 'groupCommit' | 'groupCommits'> = {
+    transaction: (fn) => database.db.transaction().execute((trx) => fn(storeOf({ ...database, db: trx }, writer))),
     savepoint: async (fn) => {
       if (!database.db.isTransaction) throw new Error('a savepoint needs a transaction');
       const statements = SAVEPOINTS[depth] ?? savepointStatements(depth + 1);
@@ -81,12 +128,15 @@ export function createStore(database: Database): Store {
     ping: async () => {
       await sql`select 1`.execute(database.db);
     },
+    groupCommit: (unit, options) => (database.db.isTransaction ? store.savepoint(() => unit(store)) : writer.run(unit, options)),
+    groupCommits: writer.counts,
   };
-  return Object.assign(repositories(database), own);
+  const store: Store = Object.assign(repositories(database, batch), own);
+  return store;
 }
 
 /** Each transaction gets a store of its own, and uses two or three of its repositories: they are made on first use. */
-function repositories({ db, dialect }: Database) {
+function repositories({ db, dialect }: Database, batch?: BatchOptions) {
   return lazily({
     users: () => usersRepo(db, dialect),
     sessions: () => sessionsRepo(db, dialect),
@@ -99,17 +149,18 @@ function repositories({ db, dialect }: Database) {
     idempotencyKeys: () => idempotencyKeysRepo(db),
     resumableUploads: () => resumableUploadsRepo(db),
     uploadLocks: () => uploadLocksRepo(db),
-    activity: () => activityRepo(db, dialect),
+    activity: () => activityRepo(db, dialect, { locked: batch?.activityLocked ?? false }),
     loginFailures: () => loginFailuresRepo(db),
     secrets: () => secretsRepo(db),
     stats: () => statsRepo(db),
-    outbox: () => outboxRepo(db, dialect),
+    // A batch reads once what its units would each read again: nothing they write changes it.
+    outbox: () => (batch ? readOnce(outboxRepo(db, dialect), 'recipients') : outboxRepo(db, dialect)),
     emailOptouts: () => emailOptoutsRepo(db),
     passwordResets: () => passwordResetsRepo(db),
     dueDigests: () => dueDigestsRepo(db),
     apiTokens: () => apiTokensRepo(db, dialect),
     comments: () => commentsRepo(db),
-    webhooks: () => webhooksRepo(db, dialect),
+    webhooks: () => (batch ? readOnce(webhooksRepo(db, dialect), 'listening') : webhooksRepo(db, dialect)),
     webhookDeliveries: () => webhookDeliveriesRepo(db, dialect),
   });
 }
@@ -122,4 +173,24 @@ function lazily<T extends Record<string, () => object>>(makers: T): { [K in keyo
     Object.defineProperty(target, name, { enumerable: true, get: () => (made[name] ??= make()) });
   }
   return target;
+}
+
+/**
+ * The repository with `method` answered once per set of arguments (a batch's store lives as long
+ * as its transaction). A failed read is not kept: the next unit reads again.
+ */
+function readOnce<R extends object, K extends keyof R>(repo: R, method: K): R {
+  const read = repo[method] as (...args: unknown[]) => Promise<unknown>;
+  const answers = new Map<string, Promise<unknown>>();
+  const once = (...args: unknown[]) => {
+    const key = JSON.stringify(args);
+    let answer = answers.get(key);
+    if (!answer) {
+      answer = read.apply(repo, args);
+      answers.set(key, answer);
+      answer.catch(() => answers.delete(key));
+    }
+    return answer;
+  };
+  return { ...repo, [method]: once };
 }

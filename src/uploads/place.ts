@@ -44,7 +44,9 @@ export async function placeDocument(
   let staged: ObjectExistsError['staged'];
   for (let ms = Date.now(); ; ms++) {
     const location: ObjectLocation = { folder, publicName: publicName(type, ms), extension };
-    const reserved = await deps.store.storageNames.reserve(objectKey(location), nowIso()).catch(async (err: unknown) => {
+    const key = objectKey(location);
+    // Durable before the bytes are placed, in the group commit with the other uploads of the moment.
+    const reserved = await deps.store.groupCommit((store) => store.storageNames.reserve(key, nowIso())).catch(async (err: unknown) => {
       await staged?.discard().catch(() => {}); // the reconciler removes it; the database's failure is the answer
       throw err;
     });
@@ -66,7 +68,7 @@ export async function placeDocument(
         if (staged || !('body' in bytes) || !bytes.body.readableDidRead) continue; // a file or bytes in memory can be read again
         throw err;
       }
-      await deps.store.storageNames.release(objectKey(location)).catch(() => {});
+      await deps.store.storageNames.release(key).catch(() => {});
       throw err;
     }
   }

@@ -12,8 +12,8 @@ import type { PlacedDocument } from './place.js';
 /**
  * Specification 4.1 steps 9 and 10: the FileUpload record and the activity entry (and the emails the
  * entry calls for). A later step's failure does not undo an earlier one. The record and the entry are
- * committed together (one write to the database instead of two); should the entry (or the commit)
- * fail, the record is written again on its own before the failure is answered.
+ * committed together, in the group commit with the other uploads of the moment (db/group-commit.ts);
+ * should the entry (or the commit) fail, the record is written again on its own before the failure is answered.
  */
 export async function recordDocument(
   deps: Pick<Deps, 'store' | 'config' | 'log'>,
@@ -45,7 +45,8 @@ export async function recordDocument(
   const details = { filename: record.filename, size: record.size };
   const action = uploadedAction(type);
   try {
-    await deps.store.transaction(async (store) => {
+    await deps.store.groupCommit(async (store) => {
+      recorded = false; // a unit may run twice (alone, after its batch failed to commit)
       await store.files.insert(record);
       recorded = true;
       await recordProjectActivity(store, actor, project.id, action, details, now, { concerned: { fileId: record.id } });
@@ -57,10 +58,10 @@ export async function recordDocument(
           if (err instanceof SavepointBroken) throw err;
           deps.log.error({ err, projectId: project.id }, "the upload's emails could not be queued");
         });
-    });
+    }, { activity: true });
   } catch (err) {
     // Step 9 succeeded and a later one failed: the rollback took the record with it, and it must stay.
-    if (recorded) await deps.store.files.insert(record);
+    if (recorded) await deps.store.groupCommit((store) => store.files.insert(record));
     throw err;
   }
   return record;
