@@ -3,13 +3,6 @@ import { fileTypeFromBuffer } from 'file-type';
 import { SNIFF_BYTES, sniffMarkup } from '../domain/content-types.js';
 import { StreamingSha256 } from './sha256.js';
 
-/**
- * What each stage of a streamed file (the parser's file part, the counter, the inspector) may hold:
- * four socket reads of 64 KiB, so a stage passes them on in bulk instead of stopping the one before
- * it after each (a stream's default is 16 KiB). The write into storage holds 1 MiB more (storage/local).
- */
-export const STREAM_BUFFER_BYTES = 256 * 1024;
-
 /** What a document's bytes are: their SHA-256 and the type their first bytes show. */
 export interface Inspection {
   sha256: string;
@@ -34,7 +27,7 @@ export class DocumentInspector extends Transform {
   #resolveDetected!: (type: string | null) => void;
 
   constructor() {
-    super({ highWaterMark: STREAM_BUFFER_BYTES });
+    super();
     this.detected = new Promise((resolve) => (this.#resolveDetected = resolve));
     this.once('close', () => this.#resolveDetected(this.#detectedType ?? null));
   }

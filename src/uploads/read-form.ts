@@ -8,7 +8,6 @@ import { given } from '../domain/upload-policy.js';
 import { AppError, errors } from '../errors.js';
 import type { UploadRequestSummary } from './idempotency.js';
 import type { UploadForm, UploadSource } from './index.js';
-import { STREAM_BUFFER_BYTES } from './inspect.js';
 import { ByteCounter, ReceivedFile } from './received-file.js';
 
 /** A POST /api/upload body as an upload source, and what a retry with the same Idempotency-Key asks for. */
@@ -99,9 +98,8 @@ type CountedPart = { type: 'field'; fieldname: 'projectId' | 'fileType'; value: 
  * A body the parser cannot read is a 400; a file part must be read (or resumed) before the next part comes.
  */
 async function* countedParts(req: FastifyRequest, max: number): AsyncGenerator<CountedPart, void, undefined> {
-  // busboy's own limit sits one byte above ours, so our counter is the one that trips. The file part
-  // holds a few socket reads (its default, 16 KiB, is a quarter of one: busboy would stop after each).
-  const parts = req.parts({ limits: { fileSize: max + 1, fieldSize: 64 * 1024 }, fileHwm: STREAM_BUFFER_BYTES })[Symbol.asyncIterator]();
+  // busboy's own limit sits one byte above ours, so our counter is the one that trips.
+  const parts = req.parts({ limits: { fileSize: max + 1, fieldSize: 64 * 1024 } })[Symbol.asyncIterator]();
   const fieldsSeen = new Set<string>();
   let fileSeen = false;
   for (;;) {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError, errors } from '../errors.js';
-import { DocumentInspector, InMemoryInspection, type Inspection, STREAM_BUFFER_BYTES } from './inspect.js';
+import { DocumentInspector, InMemoryInspection, type Inspection } from './inspect.js';
 import type { IncomingFile } from './index.js';
 import type { DocumentBytes } from './place.js';
 
@@ -171,7 +171,7 @@ export class ByteCounter extends Transform {
     private readonly max: number,
     private readonly report: (bytes: number) => void,
   ) {
-    super({ highWaterMark: STREAM_BUFFER_BYTES });
+    super();
   }
   override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
     this.#bytes += chunk.length;
