@@ -89,7 +89,7 @@ export class LocalStorage implements FileStorage, ListableStorage {
    * reconciler removes as an orphan. A temporary name and its link would double the disk trips.
    * Open and (up to SMALL_WRITE_BYTES) write are made on the event loop: they only fill the page
    * cache (as SQLite's own commits do); the flush of the file and of its name, which waits for the
-   * disk, goes to the flushing thread with the other uploads' flushes of the moment (flusher.ts).
+   * disk, is shared with the other uploads' flushes of the moment (flusher.ts).
    */
   async putBytes(location: ObjectLocation, bytes: readonly Buffer[]): Promise<{ url: string }> {
     const key = objectKey(location);
@@ -255,9 +255,6 @@ const writev = (fd: number, bytes: readonly Buffer[]) =>
 let shared: Flusher | undefined;
 /** One flusher for the process: uploads to every folder share its batches. */
 const flusher = () => (shared ??= new Flusher());
-
-/** Tests: the flushing thread dies (as on a crash) under whatever it holds. */
-export const terminateFlusher = () => flusher().terminate();
 
 /** writev may write less than asked (a full disk, a signal): the whole, to write what is left of it. */
 function remainder(bytes: readonly Buffer[], written: number): { bytes: Buffer; total: number } | null {
