@@ -3,6 +3,8 @@
  *
  * - POST /upload: the practical ceiling of an upload. Plain node:http, the raw body (multipart and
  *   all, unparsed) piped into a file with a 1 MiB write buffer; 201 {"size"} once it is on disk.
+ * - POST /upload-sha256: the same, also hashing every byte with SHA-256 on its event loop, as the
+ *   service must for each document (201 {"size", "sha256"}): the fair ceiling of an upload.
  * - GET /api/team: the earlier deployment's approach (a Next.js route): the whole team in memory,
  *   sorted on every request, mapped to the answer's fields and serialized. PUT /seed loads the users
  *   (the bench sends the service's own answer, shuffled here so the sort has work to do).
@@ -11,6 +13,7 @@
  * Run as its own process (`node --import tsx bench/reference-server.ts <port> <dir>`), as the
  * service is, so neither shares an event loop with the client.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -41,12 +44,16 @@ const json = (res: http.ServerResponse, status: number, body: unknown) => {
   res.end(text);
 };
 
-async function upload(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+async function upload(req: http.IncomingMessage, res: http.ServerResponse, checksum: boolean): Promise<void> {
   const file = path.join(dir, `upload-${++uploads}`);
   let size = 0;
-  req.on('data', (chunk: Buffer) => (size += chunk.length));
+  const hash = checksum ? createHash('sha256') : undefined;
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    hash?.update(chunk);
+  });
   await pipeline(req, fs.createWriteStream(file, { highWaterMark: MiB }));
-  json(res, 201, { size });
+  json(res, 201, hash ? { size, sha256: hash.digest('hex') } : { size });
   await fs.promises.rm(file, { force: true });
 }
 
@@ -75,8 +82,8 @@ async function seed(req: http.IncomingMessage, res: http.ServerResponse): Promis
 const server = http.createServer((req, res) => {
   const route = `${req.method} ${req.url}`;
   const work =
-    route === 'POST /upload'
-      ? upload(req, res)
+    route === 'POST /upload' || route === 'POST /upload-sha256'
+      ? upload(req, res, route === 'POST /upload-sha256')
       : route === 'GET /api/team'
         ? Promise.resolve(listTeam(res))
         : route === 'PUT /seed'

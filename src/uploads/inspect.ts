@@ -10,8 +10,8 @@ export interface Inspection {
 }
 
 /**
- * Passes a document's bytes on unchanged while hashing them (SHA-256, off the event loop for all but
- * small documents: uploads/sha256.ts) and recognising their type
+ * Passes a document's bytes on unchanged while hashing them (SHA-256 as each chunk passes:
+ * uploads/sha256.ts) and recognising their type
  * from the first SNIFF_BYTES, so neither needs a second read. The first bytes are held back until
  * the type is known: `detected` settles before anything reaches the consumer, so a refusal by type
  * can come before a byte is stored.
@@ -33,18 +33,7 @@ export class DocumentInspector extends Transform {
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
-    const hashing = this.#hash.update(chunk);
-    if (hashing) {
-      hashing.then(
-        () => this.#pass(chunk, callback),
-        (err: Error) => callback(err),
-      );
-    } else {
-      this.#pass(chunk, callback);
-    }
-  }
-
-  #pass(chunk: Buffer, callback: TransformCallback): void {
+    this.#hash.update(chunk);
     if (this.#detectedType !== undefined) return callback(null, chunk);
     this.#head.push(chunk);
     this.#headBytes += chunk.length;
@@ -90,18 +79,15 @@ export class DocumentInspector extends Transform {
 
 /**
  * The same inspection of a document read whole into memory (a small one: received-file.ts),
- * without the streams: fed each chunk as it arrives, so the hashing (on the spot when small, on the
- * hashing thread otherwise) goes on while the rest is read.
+ * without the streams: fed each chunk as it arrives, so the hashing goes on while the rest is read.
  */
 export class InMemoryInspection {
   readonly #hash = new StreamingSha256();
-  #hashing: Promise<void> = Promise.resolve();
   readonly #chunks: Buffer[] = [];
 
   add(chunk: Buffer): void {
     this.#chunks.push(chunk);
-    // One after the other, in order: an update may wait for a batch buffer to come back.
-    this.#hashing = this.#hashing.then(() => this.#hash.update(chunk));
+    this.#hash.update(chunk);
   }
 
   /** The chunks given, in order. */
@@ -110,14 +96,12 @@ export class InMemoryInspection {
   }
 
   async result(): Promise<Inspection> {
-    await this.#hashing;
     const [sha256, detectedType] = await Promise.all([this.#hash.digest(), detectType(headOf(this.#chunks))]);
     return { sha256, detectedType };
   }
 
   /** Given up (the document is streamed after all, or the upload failed). */
   destroy(): void {
-    this.#hashing.catch(() => {});
     this.#hash.destroy();
   }
 }

@@ -34,22 +34,12 @@ export class RunningHashes {
       if (known && known !== running) known.hash.destroy();
       if (!running) return write(source, id, offset);
       let seen = 0;
-      let broken = false;
       const tap = new Transform({
         transform(chunk: Buffer, _enc, callback) {
           if (running.head.length < SNIFF_BYTES) running.head = Buffer.concat([running.head, chunk.subarray(0, SNIFF_BYTES - running.head.length)]);
           seen += chunk.length;
-          if (broken) return callback(null, chunk);
-          const hashing = running.hash.update(chunk);
-          if (!hashing) return callback(null, chunk);
-          // The hashing thread failed: the bytes still go in, and the completion reads them again.
-          hashing.then(
-            () => callback(null, chunk),
-            () => {
-              broken = true;
-              callback(null, chunk);
-            },
-          );
+          running.hash.update(chunk);
+          callback(null, chunk);
         },
       });
       source.on('error', (err) => tap.destroy(err));
@@ -61,12 +51,11 @@ export class RunningHashes {
         throw err;
       }
       // Every byte that passed was stored, and only those: the hash matches the upload up to `written`.
-      if (written !== offset + seen || broken) {
+      if (written !== offset + seen) {
         running.hash.destroy();
         return written;
       }
       running.offset = written;
-      running.hash.pause(); // the next PATCH may be a while (or never): hold no batch buffers meanwhile
       this.#uploads.set(id, running);
       if (this.#uploads.size > MAX_FOLLOWED) this.#forget(this.#uploads.keys().next().value!);
       return written;
@@ -82,9 +71,7 @@ export class RunningHashes {
       running.hash.destroy();
       return undefined;
     }
-    // A hashing thread that failed meanwhile: the completion reads the bytes again instead.
-    const sha256 = await running.hash.digest().catch(() => undefined);
-    return sha256 === undefined ? undefined : { sha256, head: running.head };
+    return { sha256: await running.hash.digest(), head: running.head };
   }
 
   forget(id: string): void {

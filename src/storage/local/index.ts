@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { Flusher } from './flusher.js';
 import { type FileStorage, type IncompleteWrite, type ListableStorage, type ObjectLocation, type StoredObject, ObjectExistsError, ObjectMissingError, objectKey } from '../types.js';
 
 /** Chunks that arrive while a write is on the thread pool go out together (writev): one trip instead of one per 64 KiB. */
@@ -14,7 +15,9 @@ const INCOMING = '.incoming';
 /**
  * Files on the local disk under `root`, served by the service itself at `<publicUrl>/files/<key>`.
  * A file is written under a temporary name and appears under its key only once complete (and on
- * disk: flushed), so a crash leaves at most a temporary file, which the reconciler removes.
+ * disk: flushed), so a crash leaves at most a temporary file, which the reconciler removes. A name
+ * made under a key (and a folder made for one) is flushed too before the write resolves, so what
+ * the record then points at survives a crash; small files' flushes are shared (flusher.ts).
  */
 export class LocalStorage implements FileStorage, ListableStorage {
   readonly driver = 'local';
@@ -84,21 +87,19 @@ export class LocalStorage implements FileStorage, ListableStorage {
    * exclusive creation refuses a taken key before a byte is written, and a crash midway leaves a
    * file without a record, which no one is served (files are served by their record) and the
    * reconciler removes as an orphan. A temporary name and its link would double the disk trips.
-   * Up to SMALL_WRITE_BYTES, open and write are made on the event loop: they only fill the page cache
-   * (as SQLite's own commits do), and four trips to the thread pool cost a small upload more than
-   * everything else it does on disk; the flush, which waits for the disk, goes to the thread pool.
+   * Open and (up to SMALL_WRITE_BYTES) write are made on the event loop: they only fill the page
+   * cache (as SQLite's own commits do); the flush of the file and of its name, which waits for the
+   * disk, is shared with the other uploads' flushes of the moment (flusher.ts).
    */
   async putBytes(location: ObjectLocation, bytes: readonly Buffer[]): Promise<{ url: string }> {
     const key = objectKey(location);
     const file = this.pathOf(key);
     await this.#folder(path.dirname(file));
-    const size = bytes.reduce((n, b) => n + b.length, 0);
-    const write = size <= SMALL_WRITE_BYTES ? writeSmall : writeLarge;
-    await write(file, bytes).catch(async (err: NodeJS.ErrnoException) => {
+    await writeDurably(file, bytes).catch(async (err: NodeJS.ErrnoException) => {
       if (err.code === 'EEXIST') throw new ObjectExistsError(key);
       if (err.code !== 'ENOENT') throw err;
       await this.#folder(path.dirname(file), true); // removed since (by hand, a restore): make it again
-      return write(file, bytes);
+      return writeDurably(file, bytes);
     });
     return { url: this.#urlOf(key) };
   }
@@ -129,7 +130,7 @@ export class LocalStorage implements FileStorage, ListableStorage {
       throw err;
     }
     // In place: a temporary name that will not go is the reconciler's to remove, not this upload's failure.
-    await removeQuietly(temporary).catch(() => {});
+    await Promise.all([removeQuietly(temporary).catch(() => {}), flusher().flushFolders([path.dirname(file)])]);
     return { url: this.#urlOf(key) };
   }
 
@@ -153,6 +154,7 @@ export class LocalStorage implements FileStorage, ListableStorage {
       if (code === 'EXDEV' || code === 'EPERM' || code === 'ENOTSUP') return this.put(location, fs.createReadStream(file));
       throw err;
     }
+    await flusher().flushFolders([path.dirname(target)]);
     return { url: this.#urlOf(key) };
   }
 
@@ -160,9 +162,15 @@ export class LocalStorage implements FileStorage, ListableStorage {
     return `${this.publicUrl}/files/${key.split('/').map(encodeURIComponent).join('/')}`;
   }
 
+  /** Makes a folder when missing; the names of those it made are flushed into their parents, as a file's name is. */
   async #folder(folder: string, again = false): Promise<void> {
     if (this.#folders.has(folder) && !again) return;
-    await fs.promises.mkdir(folder, { recursive: true });
+    const first = await fs.promises.mkdir(folder, { recursive: true });
+    if (first !== undefined) {
+      const parents = [path.dirname(first)];
+      for (let made = folder; made !== first; made = path.dirname(made)) parents.splice(1, 0, path.dirname(made));
+      await flusher().flushFolders(parents);
+    }
     this.#folders.add(folder);
   }
 
@@ -217,16 +225,22 @@ export class LocalStorage implements FileStorage, ListableStorage {
   }
 }
 
-/** Up to this size, a document held in memory is written on the event loop and only flushed on the thread pool. */
+/** Up to this size, a document held in memory is written on the event loop (into the page cache), only its flush going elsewhere. */
 const SMALL_WRITE_BYTES = 64 * 1024;
 
-/** Creates file (never over an existing one), writes bytes and flushes them; a failure after creation removes it. */
-async function writeSmall(file: string, bytes: readonly Buffer[]): Promise<void> {
+/**
+ * Creates file (never over an existing one), writes bytes and flushes them and the file's name
+ * (with the other uploads' flushes of the moment: flusher.ts); a failure after creation removes it.
+ * A small document is written on the event loop (two thread-pool trips cost more than copying 64 KiB
+ * into the page cache); a larger one on the thread pool, in one writev.
+ */
+async function writeDurably(file: string, bytes: readonly Buffer[]): Promise<void> {
   const fd = fs.openSync(file, 'wx');
   try {
-    let written = fs.writevSync(fd, bytes as Buffer[]);
+    const total = bytes.reduce((n, b) => n + b.length, 0);
+    let written = total <= SMALL_WRITE_BYTES ? fs.writevSync(fd, bytes as Buffer[]) : await writev(fd, bytes);
     for (const rest = remainder(bytes, written); rest && written < rest.total; ) written += fs.writeSync(fd, rest.bytes, written, rest.total - written);
-    await new Promise<void>((resolve, reject) => fs.fsync(fd, (err) => (err ? reject(err) : resolve())));
+    await flusher().flush(fd, path.dirname(file));
   } catch (err) {
     fs.closeSync(fd);
     await removeQuietly(file);
@@ -235,19 +249,12 @@ async function writeSmall(file: string, bytes: readonly Buffer[]): Promise<void>
   fs.closeSync(fd);
 }
 
-async function writeLarge(file: string, bytes: readonly Buffer[]): Promise<void> {
-  const handle = await fs.promises.open(file, 'wx');
-  try {
-    let written = (await handle.writev(bytes as Buffer[])).bytesWritten;
-    for (const rest = remainder(bytes, written); rest && written < rest.total; ) written += (await handle.write(rest.bytes, written, rest.total - written)).bytesWritten;
-    await handle.sync();
-  } catch (err) {
-    await handle.close().catch(() => {});
-    await removeQuietly(file);
-    throw err;
-  }
-  await handle.close();
-}
+const writev = (fd: number, bytes: readonly Buffer[]) =>
+  new Promise<number>((resolve, reject) => fs.writev(fd, bytes as Buffer[], (err, n) => (err ? reject(err) : resolve(n))));
+
+let shared: Flusher | undefined;
+/** One flusher for the process: uploads to every folder share its batches. */
+const flusher = () => (shared ??= new Flusher());
 
 /** writev may write less than asked (a full disk, a signal): the whole, to write what is left of it. */
 function remainder(bytes: readonly Buffer[], written: number): { bytes: Buffer; total: number } | null {
