@@ -105,11 +105,15 @@ export async function updateTeamMember(deps: Pick<Deps, 'store' | 'realtime' | '
   return after;
 }
 
-/** Open streams follow a user's change at once, on every instance: ended on deactivation or a new password, re-scoped on a change of role or customer. */
+/**
+ * Open streams follow a user's change at once, on every instance: ended on deactivation or a new
+ * password, re-scoped on a change of role or customer; any other change is announced too, so no
+ * instance answers with the user as its session cache last saw them (http/session-cache.ts).
+ */
 async function announceUserChange(deps: Pick<Deps, 'realtime'>, before: User, after: User, passwordChanged: boolean): Promise<void> {
   if (before.active && !after.active) await endSessions(deps.realtime, { userId: after.id, reason: 'deactivated' });
   else if (passwordChanged) await endSessions(deps.realtime, { userId: after.id, reason: 'password-changed' });
-  if (before.role !== after.role || before.customerId !== after.customerId) await userChanged(deps.realtime, after);
+  await userChanged(deps.realtime, after);
 }
 
 /** GET /api/team/:id: one member, with their customer. */
