@@ -7,7 +7,7 @@ import { EMAIL_CATEGORIES, type EmailCategory } from '../mail/rules.js';
 import { passwordResetEmail } from '../mail/templates.js';
 import { sendWithin } from '../mail/dispatcher.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
-import { endSessions, userChanged } from '../realtime/index.js';
+import { endSessions, userUpdatedHere } from '../realtime/index.js';
 import { throttledCheck } from './attempts.js';
 import { countAttempt, fieldsOf, hashToken, startSession, type LoginResult } from './auth.js';
 import { passwordRefusal, textRefusal } from '../domain/limits.js';
@@ -35,7 +35,7 @@ export interface AccountChange {
 }
 
 /** PATCH /api/account: one's own name, phone and email preferences (role, email, active stay with the admins). */
-export async function updateAccount(deps: Pick<Deps, 'store' | 'realtime' | 'log'>, user: User, change: AccountChange): Promise<Account> {
+export async function updateAccount(deps: Pick<Deps, 'store' | 'realtime'>, user: User, change: AccountChange): Promise<Account> {
   const refusal = (change.name !== undefined && textRefusal('name', change.name, true)) || (change.phone != null && textRefusal('phone', change.phone));
   if (refusal) throw refusal;
   const name = change.name?.trim();
@@ -45,8 +45,8 @@ export async function updateAccount(deps: Pick<Deps, 'store' | 'realtime' | 'log
     if (change.emailPreferences) await store.emailOptouts.set(user.id, change.emailPreferences);
     return { user: updated ?? user, emailPreferences: preferencesOf(await store.emailOptouts.list(user.id)) };
   });
-  // Sessions kept by any instance's cache show the new name at once (http/session-cache.ts).
-  if (account.user !== user) await userChanged(deps.realtime, account.user).catch((err: unknown) => deps.log.warn({ err }, 'the change of this user was not announced'));
+  // This instance's session cache shows the new name at once; the others' within SESSION_CACHE_MS (http/session-cache.ts).
+  if (account.user !== user) userUpdatedHere(deps.realtime, account.user);
   return account;
 }
 

@@ -61,6 +61,15 @@ export function userChanged(broker: RealtimeBroker, user: { id: string; role: Ro
   });
 }
 
+/**
+ * A user's other fields changed (name, email, phone, …): nothing for the streams or other instances
+ * (their session caches show it within SESSION_CACHE_MS), but this instance's cache forgets the user at once.
+ */
+export function userUpdatedHere(broker: RealtimeBroker, user: { id: string; role: Role; active: boolean; customerId: string | null }): void {
+  const message: RealtimeMessage = { channel: SESSIONS_CHANNEL, event: 'user-changed', payload: { userId: user.id, role: user.role, active: user.active, customerId: user.customerId } };
+  for (const listener of localListeners.get(broker) ?? []) listener(message);
+}
+
 function publishSignal(broker: RealtimeBroker, message: RealtimeMessage): Promise<void> {
   for (const listener of localListeners.get(broker) ?? []) listener(message);
   return broker.publish(message);
