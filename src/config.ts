@@ -31,6 +31,8 @@ export interface Config {
   pruneIntervalMs: number;
   admin: { email: string; password: string; name: string } | null;
   sessionTtlHours: number;
+  /** SESSION_CACHE_MS: how long a session cookie's resolution may serve further requests (http/session-cache.ts); 0: none. */
+  sessionCacheMs: number;
   logLevel: string;
   login: { maxFailuresPerEmail: number; maxFailuresPerAddress: number; windowMinutes: number };
   /** How long SIGTERM waits for requests in flight (uploads) before closing them. */
@@ -184,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     pruneIntervalMs: integer(env, 'PRUNE_INTERVAL_MS', 3_600_000, 100, 24 * 3_600_000),
     admin: adminEmail && adminPassword ? { email: adminEmail, password: adminPassword, name: text(env, 'ADMIN_NAME') ?? 'Administrator' } : null,
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 168, 1, 24 * 365),
+    sessionCacheMs: integer(env, 'SESSION_CACHE_MS', 2000, 0, 60_000),
     logLevel,
     login: {
       maxFailuresPerEmail: integer(env, 'LOGIN_MAX_FAILURES_PER_EMAIL', 5, 1, 1_000_000),

@@ -7,7 +7,7 @@ import { EMAIL_CATEGORIES, type EmailCategory } from '../mail/rules.js';
 import { passwordResetEmail } from '../mail/templates.js';
 import { sendWithin } from '../mail/dispatcher.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
-import { endSessions } from '../realtime/index.js';
+import { endSessions, userUpdatedHere } from '../realtime/index.js';
 import { throttledCheck } from './attempts.js';
 import { countAttempt, fieldsOf, hashToken, startSession, type LoginResult } from './auth.js';
 import { passwordRefusal, textRefusal } from '../domain/limits.js';
@@ -35,16 +35,19 @@ export interface AccountChange {
 }
 
 /** PATCH /api/account: one's own name, phone and email preferences (role, email, active stay with the admins). */
-export async function updateAccount(deps: Pick<Deps, 'store'>, user: User, change: AccountChange): Promise<Account> {
+export async function updateAccount(deps: Pick<Deps, 'store' | 'realtime'>, user: User, change: AccountChange): Promise<Account> {
   const refusal = (change.name !== undefined && textRefusal('name', change.name, true)) || (change.phone != null && textRefusal('phone', change.phone));
   if (refusal) throw refusal;
   const name = change.name?.trim();
   const phone = change.phone === undefined ? undefined : change.phone?.trim() || null;
-  return deps.store.transaction(async (store) => {
+  const account = await deps.store.transaction(async (store) => {
     const updated = name !== undefined || phone !== undefined ? await store.users.update(user.id, { name, phone }, nowIso()) : user;
     if (change.emailPreferences) await store.emailOptouts.set(user.id, change.emailPreferences);
     return { user: updated ?? user, emailPreferences: preferencesOf(await store.emailOptouts.list(user.id)) };
   });
+  // This instance's session cache shows the new name at once; the others' within SESSION_CACHE_MS (http/session-cache.ts).
+  if (account.user !== user) userUpdatedHere(deps.realtime, account.user);
+  return account;
 }
 
 /** A session signal that could not be published: logged; the streams' sweep ends them later. */

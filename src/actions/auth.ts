@@ -3,6 +3,7 @@ import type { Deps } from '../deps.js';
 import { nowIso } from '../deps.js';
 import type { User } from '../domain/model.js';
 import { errors } from '../errors.js';
+import type { SessionCache } from '../http/session-cache.js';
 import { timingDecoyHash, verifyPassword } from '../passwords.js';
 import { endSessions } from '../realtime/index.js';
 import { throttledCheck } from './attempts.js';
@@ -92,16 +93,22 @@ export interface ActiveSession {
   renewed: boolean;
 }
 
-/** The live session behind a token, or null. Sliding: renewed at most once an hour. */
-export async function resolveSession(deps: Pick<Deps, 'store' | 'config'>, token: string): Promise<ActiveSession | null> {
+/** The live session behind a token, or null. Sliding: renewed at most once an hour. `cache`: a burst's reads spared (http/session-cache.ts). */
+export async function resolveSession(deps: Pick<Deps, 'store' | 'config'>, token: string, cache?: SessionCache | null): Promise<ActiveSession | null> {
   const tokenHash = hashToken(token);
   const now = Date.now();
-  const found = await deps.store.sessions.find(tokenHash, new Date(now).toISOString());
-  if (!found || !found.user.active) return null;
+  let found = cache?.get(tokenHash);
+  if (!found) {
+    const epoch = cache ? cache.epoch() : null;
+    found = await deps.store.sessions.find(tokenHash, new Date(now).toISOString());
+    if (!found || !found.user.active) return null;
+    cache?.set(tokenHash, found, now, epoch);
+  }
   const ttlMs = deps.config.sessionTtlHours * HOUR;
   if (Date.parse(found.expiresAt) - now < ttlMs - HOUR) {
     const expiresAt = new Date(now + ttlMs).toISOString();
     await deps.store.sessions.extend(tokenHash, expiresAt);
+    cache?.renewed(tokenHash, expiresAt);
     return { user: found.user, expiresAt, renewed: true };
   }
   return { user: found.user, expiresAt: found.expiresAt, renewed: false };

@@ -7,7 +7,7 @@ import { passwordRefusal, textRefusal } from '../domain/limits.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { hashPassword } from '../passwords.js';
-import { endSessions, userChanged } from '../realtime/index.js';
+import { endSessions, userChanged, userUpdatedHere } from '../realtime/index.js';
 
 type Body = Record<string, unknown> | null | undefined;
 
@@ -105,8 +105,13 @@ export async function updateTeamMember(deps: Pick<Deps, 'store' | 'realtime' | '
   return after;
 }
 
-/** Open streams follow a user's change at once, on every instance: ended on deactivation or a new password, re-scoped on a change of role or customer. */
+/**
+ * Open streams follow a user's change at once, on every instance: ended on deactivation or a new
+ * password, re-scoped on a change of role or customer (session caches forget the user on those signals);
+ * any other change is forgotten by this instance's session cache at once (http/session-cache.ts).
+ */
 async function announceUserChange(deps: Pick<Deps, 'realtime'>, before: User, after: User, passwordChanged: boolean): Promise<void> {
+  userUpdatedHere(deps.realtime, after);
   if (before.active && !after.active) await endSessions(deps.realtime, { userId: after.id, reason: 'deactivated' });
   else if (passwordChanged) await endSessions(deps.realtime, { userId: after.id, reason: 'password-changed' });
   if (before.role !== after.role || before.customerId !== after.customerId) await userChanged(deps.realtime, after);

@@ -6,6 +6,7 @@ import type { Deps } from '../deps.js';
 import { scopeAllows } from '../domain/api-tokens.js';
 import type { User } from '../domain/model.js';
 import { errors } from '../errors.js';
+import { sessionCacheFor } from './session-cache.js';
 
 export const SESSION_COOKIE = 'session';
 
@@ -22,6 +23,9 @@ declare module 'fastify' {
   }
 }
 
+/** At most this many sessions' resolutions kept per instance (a few MB at worst). */
+const SESSION_CACHE_ENTRIES = 10_000;
+
 const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
 /** Session hooks for routes: `requireSession` (any signed-in user) and `requireAdmin` (team endpoints: others get 401). */
@@ -32,6 +36,9 @@ export function sessionHooks(app: FastifyInstance, deps: Deps) {
   app.decorateRequest('sessionToken', null);
   app.decorateRequest('sessionExpiresAt', null);
   app.decorateRequest('apiToken', null);
+
+  const sessions = sessionCacheFor(deps.realtime, { ttlMs: deps.config.sessionCacheMs, maxEntries: SESSION_CACHE_ENTRIES });
+  if (sessions) app.addHook('onClose', async () => sessions.close());
 
   const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, path: '/', secure };
 
@@ -70,7 +77,7 @@ export function sessionHooks(app: FastifyInstance, deps: Deps) {
     }
     const token = req.cookies[SESSION_COOKIE];
     if (!token) throw errors.unauthorized();
-    const session = await resolveSession(deps, token);
+    const session = await resolveSession(deps, token, sessions?.cache);
     if (!session) throw errors.unauthorized();
     if (role && session.user.role !== role) throw errors.unauthorized();
     checkOrigin(req);

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Role } from '../domain/model.js';
 import type { Log } from '../logger.js';
-import { CHANNELS, EVENTS, type RealtimeBroker, SESSIONS_CHANNEL, type SessionsEnded } from './types.js';
+import { CHANNELS, EVENTS, type RealtimeBroker, type RealtimeMessage, SESSIONS_CHANNEL, type SessionsEnded } from './types.js';
 
 export type { RealtimeBroker, Notification, RealtimeMessage } from './types.js';
 
@@ -49,14 +49,43 @@ export async function notifyProjectChanged(
 
 /** Ends the open streams of one session, or of every session of a user but one, on every instance. */
 export function endSessions(broker: RealtimeBroker, ended: SessionsEnded): Promise<void> {
-  return broker.publish({ channel: SESSIONS_CHANNEL, event: 'session-ended', payload: ended });
+  return publishSignal(broker, { channel: SESSIONS_CHANNEL, event: 'session-ended', payload: ended });
 }
 
 /** A user's role, customer or active flag changed: their open streams are re-scoped (or ended) on every instance. */
 export function userChanged(broker: RealtimeBroker, user: { id: string; role: Role; active: boolean; customerId: string | null }): Promise<void> {
-  return broker.publish({
+  return publishSignal(broker, {
     channel: SESSIONS_CHANNEL,
     event: 'user-changed',
     payload: { userId: user.id, role: user.role, active: user.active, customerId: user.customerId },
   });
 }
+
+/**
+ * A user's other fields changed (name, email, phone, …): nothing for the streams or other instances
+ * (their session caches show it within SESSION_CACHE_MS), but this instance's cache forgets the user at once.
+ */
+export function userUpdatedHere(broker: RealtimeBroker, user: { id: string; role: Role; active: boolean; customerId: string | null }): void {
+  const message: RealtimeMessage = { channel: SESSIONS_CHANNEL, event: 'user-changed', payload: { userId: user.id, role: user.role, active: user.active, customerId: user.customerId } };
+  for (const listener of localListeners.get(broker) ?? []) listener(message);
+}
+
+function publishSignal(broker: RealtimeBroker, message: RealtimeMessage): Promise<void> {
+  for (const listener of localListeners.get(broker) ?? []) listener(message);
+  return broker.publish(message);
+}
+
+const localListeners = new WeakMap<RealtimeBroker, Set<(m: RealtimeMessage) => void>>();
+
+/**
+ * Calls `listener` with each session signal published through this broker by this process, before
+ * it is handed to the transport: this instance's cache forgets a revoked session before the change's
+ * answer goes out, whatever the transport's own delivery delay. Returns the unsubscribe function.
+ */
+export function onLocalSignal(broker: RealtimeBroker, listener: (m: RealtimeMessage) => void): () => void {
+  let listeners = localListeners.get(broker);
+  if (!listeners) localListeners.set(broker, (listeners = new Set()));
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+

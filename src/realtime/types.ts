@@ -59,6 +59,13 @@ export interface RealtimeBroker {
   subscribe(listener: (m: RealtimeMessage) => void): () => void;
   /** Throws when the transport cannot be reached (readiness), within a bound. */
   check(): Promise<void>;
+  /**
+   * Drivers that hand every instance's session signals to this one's subscribers: a number that
+   * stays the same for as long as none can have been missed, or null while some may be (no
+   * subscription). What lets an instance keep a session's resolution for a moment (http/session-cache.ts);
+   * absent: signals may stay within an instance (Pusher), nothing is kept.
+   */
+  signalEpoch?(): number | null;
   /** Releases every connection and timer of the broker, so nothing of it keeps the process alive. Closing twice is fine. */
   close(): Promise<void>;
   /**

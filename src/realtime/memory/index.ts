@@ -17,6 +17,11 @@ export class MemoryBroker implements RealtimeBroker {
 
   async check(): Promise<void> {}
 
+  /** One process: every signal is published here. */
+  signalEpoch(): number | null {
+    return 0;
+  }
+
   async close(): Promise<void> {
     this.#subscribers.close();
   }

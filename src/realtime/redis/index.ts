@@ -122,6 +122,11 @@ export class RedisBroker implements RealtimeBroker {
     return this.#subscribers.add(listener);
   }
 
+  /** The subscriber's connection while it is subscribed: a new connection may have missed messages in between. */
+  signalEpoch(): number | null {
+    return this.#subscribed ? this.#connection : null;
+  }
+
   async check(): Promise<void> {
     if (!this.#subscribed) throw new Error(`Redis is unavailable: subscriber not subscribed, ${this.#subscriber.status}`);
     // The subscriber's PING also proves its subscription went through: Redis answers in order.
