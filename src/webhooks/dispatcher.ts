@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.js';
 import type { Store } from '../db/store.js';
 import { type Webhook, type WebhookDelivery, type WebhookEvent, failedTooLong, webhookBackoffMs } from '../domain/webhooks.js';
@@ -5,8 +6,16 @@ import { newId } from '../ids.js';
 import type { Log } from '../logger.js';
 import { WEBHOOK_DEACTIVATED } from '../mail/dispatcher.js';
 import { EventBodies } from './body.js';
+import { LoopShare } from './loop-share.js';
 import { type SendOutcome, postWebhook } from './send.js';
 import { signatureHeader } from './signature.js';
+
+/**
+ * While requests keep the event loop busy, the dispatcher takes at most about this share of it
+ * (webhooks/loop-share.ts): a body holds the project's documents, and making, signing and sending it
+ * would otherwise slow the changes themselves; behind a burst it catches up at full speed.
+ */
+const BUSY_LOOP_SHARE = 0.03;
 
 /** A claim outlives any attempt (bounded by WEBHOOK_TIMEOUT_MS, at most a minute) with room to record it. */
 const LEASE_MS = 3 * 60_000;
@@ -23,13 +32,14 @@ const LEASE_MS = 3 * 60_000;
 export class WebhookDispatcher {
   #wake: (() => void) | undefined;
   readonly #bodies: EventBodies;
+  readonly #share = new LoopShare(BUSY_LOOP_SHARE);
 
   constructor(
     private readonly store: Store,
     private readonly config: Pick<Config, 'webhooks' | 'timeZone' | 'documentAccess' | 'publicUrl'>,
     private readonly log: Log,
   ) {
-    this.#bodies = new EventBodies(store, config);
+    this.#bodies = new EventBodies(store, config, (ms) => this.#share.spent(ms));
   }
 
   /** Cuts the current round's wait short (a change was just queued here, or a delivery retried). */
@@ -41,6 +51,7 @@ export class WebhookDispatcher {
     const inFlight = new Set<Promise<void>>();
     try {
       for (;;) {
+        if (!signal?.aborted && inFlight.size < this.config.webhooks.concurrency) await this.#share.turn(signal);
         if (!signal?.aborted && inFlight.size < this.config.webhooks.concurrency) {
           const now = Date.now();
           const claimed = await this.store.webhookDeliveries.claim(new Date(now).toISOString(), new Date(now + LEASE_MS).toISOString(), this.config.webhooks.concurrency - inFlight.size);
@@ -82,7 +93,9 @@ export class WebhookDispatcher {
     const timestamp = Math.floor(Date.now() / 1000);
     const secrets = [webhook.secret];
     if (webhook.previousSecret && webhook.previousSecretExpiresAt && Date.parse(webhook.previousSecretExpiresAt) > Date.now()) secrets.push(webhook.previousSecret);
+    const signing = performance.now();
     const headers = { 'webhook-id': d.eventId, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(secrets, d.eventId, timestamp, body) };
+    this.#share.spent(performance.now() - signing);
     const { timeoutMs, allowPrivateTargets } = this.config.webhooks;
     const outcome = await postWebhook(webhook.url, headers, body, { timeoutMs, allowPrivate: allowPrivateTargets });
     const now = new Date().toISOString();
