@@ -98,7 +98,9 @@ export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
             .limit(limit)
             .$if(dialect === 'postgres', (q) => q.forUpdate('d').skipLocked()),
         )
-        .where('status', '=', 'pending')
+        // SQLite: one statement under its single writer, the lease checked again; the status is not
+        // (its index would lead the planner to read every pending row instead of the few ids chosen).
+        .$if(dialect === 'postgres', (q) => q.where('status', '=', 'pending'))
         .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<', now)]))
         .returningAll()
         .execute();

@@ -11,9 +11,9 @@ import { type SendOutcome, postWebhook } from './send.js';
 import { signatureHeader } from './signature.js';
 
 /**
- * While requests keep the event loop busy, the dispatcher takes at most about this share of it
- * (webhooks/loop-share.ts): a body holds the project's documents, and making, signing and sending it
- * would otherwise slow the changes themselves; behind a burst it catches up at full speed.
+ * While requests come in, the dispatcher takes about this share of the event loop (webhooks/loop-share.ts):
+ * a body holds the project's documents, and reading, making and signing it would otherwise slow the
+ * changes themselves; behind a burst it catches up at full speed.
  */
 const BUSY_LOOP_SHARE = 0.03;
 

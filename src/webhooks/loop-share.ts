@@ -1,45 +1,44 @@
+import dc from 'node:diagnostics_channel';
 import { performance } from 'node:perf_hooks';
 
-/** What a LoopShare reads: the clock and the event loop's active time since a mark (both in ms); replaced in tests. */
+/** What a LoopShare reads: the clock (ms) and how many HTTP requests this process has begun so far; replaced in tests. */
 export interface LoopClock {
   now(): number;
-  /** A mark of the loop's active time so far. */
-  mark(): unknown;
-  /** The loop's active time (ms) since `mark`. */
-  activeSince(mark: unknown): number;
+  requests(): number;
 }
 
-const processLoop: LoopClock = {
-  now: () => performance.now(),
-  mark: () => performance.eventLoopUtilization(),
-  activeSince: (mark) => performance.eventLoopUtilization(mark as ReturnType<typeof performance.eventLoopUtilization>).active,
-};
+let requestsBegun = 0;
+// Every HTTP server of the process (the service's): Node announces each request it begins.
+dc.subscribe('http.server.request.start', () => {
+  requestsBegun++;
+});
+
+const processLoop: LoopClock = { now: () => performance.now(), requests: () => requestsBegun };
 
 /**
  * Keeps background work (the webhook dispatcher: each body holds a project's documents, a megabyte
- * or more to present, sign and send) to a share of the event loop while other work (requests) keeps
- * the loop busy; when the loop is otherwise idle it goes at full speed. So a burst of changes is
- * answered at the rate it would be without webhooks and delivered behind it, and a sustained load
- * still gets its deliveries, at that share of the loop.
+ * or more to read, present, sign and send) to a share of the event loop while requests are coming
+ * in; without requests it goes at full speed. So a burst of changes is answered at about the rate
+ * it would be without webhooks and delivered behind it, and a load that never stops still gets its
+ * deliveries, at that share of the loop.
  *
- * The background work reports the time it spends (spent); the rest of the loop's active time is the
- * others'. Measured over windows of `windowMs`.
+ * The background work reports the time it spends (spent); "requests are coming in" is any request
+ * begun in the current window of `windowMs` or the one before.
  */
 export class LoopShare {
-  #mark: unknown;
   #since: number;
+  #requestsAtStart: number;
+  #busyBefore = false;
   #ownMs = 0;
 
   constructor(
-    /** The share (0–1) of the window the background work may take while the others keep the loop busy. */
+    /** The share (0–1) of the time the background work may take while requests come in. */
     private readonly share: number,
-    /** Others are busy when they keep the loop active this share of the window or more. */
-    private readonly busyShare = 0.5,
     private readonly windowMs = 250,
     private readonly clock: LoopClock = processLoop,
   ) {
-    this.#mark = clock.mark();
     this.#since = clock.now();
+    this.#requestsAtStart = clock.requests();
   }
 
   /** Background work took `ms` of the loop. */
@@ -50,15 +49,14 @@ export class LoopShare {
   /** How long background work should wait before its next step (0: go on now). */
   waitMs(): number {
     const elapsed = this.clock.now() - this.#since;
-    const others = Math.max(0, this.clock.activeSince(this.#mark) - this.#ownMs);
-    const busy = others >= elapsed * this.busyShare;
+    const busy = this.#busyBefore || this.clock.requests() > this.#requestsAtStart;
     const wait = busy ? Math.min(this.windowMs, this.#ownMs / this.share - elapsed) : 0;
     if (elapsed >= this.windowMs) {
-      // A new window; what this one's background work took beyond its share is carried over.
-      const over = busy ? Math.max(0, this.#ownMs - elapsed * this.share) : 0;
-      this.#mark = this.clock.mark();
+      // A new window; what this one's background work took beyond its share is carried over while busy.
+      this.#ownMs = busy ? Math.max(0, this.#ownMs - elapsed * this.share) : 0;
+      this.#busyBefore = this.clock.requests() > this.#requestsAtStart;
       this.#since = this.clock.now();
-      this.#ownMs = over;
+      this.#requestsAtStart = this.clock.requests();
     }
     return Math.max(0, wait);
   }
