@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { type Database, migrate, migrationNames, openDatabase } from '../src/db/index.js';
 import { type Store, createStore } from '../src/db/store.js';
 import { newId } from '../src/ids.js';
+import { needsDocuments } from '../src/presenters/webhooks.js';
 import { testConfig } from './helpers/service.js';
 
 let database: Database;
@@ -294,6 +295,51 @@ test('019_comments: activity entries written before it are not internal, and eve
     assert.deepEqual((await ownStore.activity.changesAfter(0, 10, client)).map((c) => c.internal), [false]);
     await ownStore.comments.insert({ id: newId(), projectId, authorId: userId, body: 'After the migration', internal: false, createdAt: now });
     assert.deepEqual((await ownStore.comments.list(client, projectId, { limit: 10 })).items.map((c) => c.body), ['After the migration']);
+  } finally {
+    await own.destroy();
+    await made.cleanup();
+  }
+});
+
+test('022_webhook_events: deliveries queued before it keep their event, stored once, and are sent as they were written', async () => {
+  const made = await testConfig();
+  const own = await openDatabase(made.config.database, silentLog);
+  try {
+    await migrate(own, { to: previousOf('022_webhook_events') });
+    const now = '2026-03-01T10:00:00.000Z';
+    const hooks = [newId(), newId()];
+    for (const id of hooks) {
+      await own.db
+        .insertInto('webhooks')
+        .values({ id, url: `http://example.com/${id}`, events: '["*"]', description: null, secret: 'whsec_x', previous_secret: null, previous_secret_expires_at: null, active: true, failing_since: null, created_at: now, updated_at: now })
+        .execute();
+    }
+    // The old shape: the event's data, with the project's documents, in each endpoint's row.
+    const oldPayload = { action: 'PO_UPLOADED', actorId: 'u', details: {}, project: { id: 'p', name: 'Old' }, files: [{ id: 'f', filename: 'po.pdf' }], fileId: 'f' };
+    const events = [newId(), newId()];
+    const deliveries: string[] = [];
+    for (const eventId of events) {
+      for (const webhookId of hooks) {
+        const id = newId();
+        deliveries.push(id);
+        await own.db
+          .insertInto('webhook_deliveries')
+          .values({ id, webhook_id: webhookId, event_id: eventId, event_type: 'document.uploaded', payload: JSON.stringify(oldPayload), status: 'pending', attempts: 0, next_attempt_at: now, created_at: now } as never)
+          .execute();
+      }
+    }
+
+    await migrate(own);
+
+    const ownStore = createStore(own);
+    assert.deepEqual((await own.db.selectFrom('webhook_events').select('id').orderBy('id').execute()).map((e) => e.id), [...events].sort(), 'each event once');
+    const read = await ownStore.webhookDeliveries.events(events);
+    for (const id of events) assert.deepEqual(read.get(id), { id, type: 'document.uploaded', payload: oldPayload, createdAt: now });
+    assert.equal(needsDocuments(read.get(events[0]!)!.payload), false, 'sent with the documents it was written with');
+    // The endpoints' oldest first: the first event, one delivery per endpoint.
+    const claimed = await ownStore.webhookDeliveries.claim('2026-03-01T10:00:01.000Z', '2026-03-01T10:05:00.000Z', 10);
+    assert.deepEqual(claimed.map((d) => d.id).sort(), deliveries.slice(0, 2).sort());
+    assert.deepEqual(claimed.map((d) => d.eventId), [events[0], events[0]]);
   } finally {
     await own.destroy();
     await made.cleanup();

@@ -189,6 +189,35 @@ describe('deliveries', () => {
     assert.equal(new Set(after.map((e) => e.id)).size, 6, 'once each');
   });
 
+  test("each event shows the project's documents as they stood at its change, however late it is sent", async () => {
+    let down = true;
+    const r = await receiver(() => (down ? { status: 503 } : { status: 200 }));
+    const hook = await register(admin.client, r.url, ['document.uploaded', 'document.voided']);
+    const project = (await admin.client.post('/api/projects', { name: 'As of the change' })).body.id as string;
+    assert.equal((await admin.client.post(`/api/projects/${project}/approve`, {})).status, 200);
+    const upload = async (filename: string) => {
+      const res = await admin.client.upload([['projectId', project], ['fileType', 'PO'], ['file', { data: `%PDF-1.4 ${filename}`, filename, type: 'application/pdf' }]]);
+      assert.equal(res.status, 201, res.text);
+      return res.body.id as string;
+    };
+    const first = await upload('first.pdf');
+    const second = await upload('second.pdf');
+    assert.equal((await admin.client.post(`/api/projects/${project}/files/${first}/void`, { reason: 'wrong customer' })).status, 200);
+    await eventually('tried while down', () => r.received.length >= 1);
+    down = false;
+    await eventually('every event delivered', async () => (await admin.client.get(`/api/webhooks/${hook.id}/deliveries`)).body.items.every((d: { status: string }) => d.status === 'delivered'));
+    const events = parsed(r).filter((e, i, all) => all.findIndex((x) => x.id === e.id) === i);
+    const listed = (e: (typeof events)[number]) => e.data.project.files.map((f: { id: string; voidedAt: string | null }) => [f.id, f.voidedAt === null ? 'standing' : 'voided']);
+    assert.deepEqual(events.map((e) => e.type), ['document.uploaded', 'document.uploaded', 'document.voided']);
+    assert.deepEqual(listed(events[0]!), [[first, 'standing']], 'the first upload: only itself, standing');
+    assert.deepEqual(listed(events[1]!), [[second, 'standing'], [first, 'standing']], 'the second: both, the first not yet withdrawn');
+    assert.deepEqual(listed(events[2]!), [[second, 'standing'], [first, 'voided']], 'the withdrawal: the first withdrawn');
+    assert.equal(events[2]!.data.document.voidReason, 'wrong customer');
+    assert.equal(events[0]!.data.document.voidReason, null);
+    const { allowedActions: _a, canEditDetails: _c, uploads: _u, ...asShown } = (await admin.client.get(`/api/projects/${project}`)).body;
+    assert.deepEqual(events[2]!.data.project, asShown, 'the latest event: the project as GET /api/projects/:id shows it');
+  });
+
   test('a change that fails and rolls back sends nothing', async () => {
     const r = await receiver();
     await register(admin.client, r.url);

@@ -24,6 +24,7 @@ import { apiTokens } from './migrations/018_api_tokens.js';
 import { comments } from './migrations/019_comments.js';
 import { webhooks } from './migrations/020_webhooks.js';
 import { search } from './migrations/021_search.js';
+import { webhookEvents } from './migrations/022_webhook_events.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -160,6 +161,7 @@ const migrations = (dialect: Dialect) => ({
   '019_comments': comments(dialect),
   '020_webhooks': webhooks(dialect),
   '021_search': search(dialect),
+  '022_webhook_events': webhookEvents(dialect),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));

@@ -25,6 +25,7 @@ export interface Tables {
   comments: CommentsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_events: WebhookEventsTable;
 }
 
 /** SQLite answers 0/1 and PostgreSQL true/false; the data layer maps both to boolean. */
@@ -315,14 +316,22 @@ export interface CommentsTable {
   created_at: string;
 }
 
-/** One event to deliver to one endpoint (migration 020): the durable outbox of webhooks/outbox.ts. */
+/** One webhook event (migration 022): its data, stored once whatever the number of endpoints it goes to. */
+export interface WebhookEventsTable {
+  id: string;
+  event_type: string;
+  /** JSON: the event's data as the change saw it (webhooks/outbox.ts) */
+  payload: ColumnType<unknown, string, string>;
+  created_at: string;
+}
+
+/** One event to deliver to one endpoint (migrations 020, 022): the durable outbox of webhooks/outbox.ts. */
 export interface WebhookDeliveriesTable {
   id: string;
   webhook_id: string;
+  /** The event (webhook_events.id), also the `webhook-id` header */
   event_id: string;
   event_type: string;
-  /** JSON: the event's data as the change saw it */
-  payload: ColumnType<unknown, string, string>;
   /** pending, delivered, failed */
   status: string;
   attempts: ColumnType<number, number | undefined, number>;

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { DeliveryStatus, WebhookDelivery } from '../domain/webhooks.js';
+import type { DeliveryStatus, WebhookDelivery, WebhookEvent } from '../domain/webhooks.js';
 import type { DB, Dialect } from './index.js';
 import type { WebhookDeliveriesTable } from './schema.js';
 
@@ -10,7 +10,6 @@ const toDelivery = (r: Selectable<WebhookDeliveriesTable>): WebhookDelivery => (
   webhookId: r.webhook_id,
   eventId: r.event_id,
   eventType: r.event_type,
-  payload: parseJson(r.payload),
   status: r.status as DeliveryStatus,
   attempts: Number(r.attempts),
   nextAttemptAt: r.next_attempt_at,
@@ -22,14 +21,10 @@ const toDelivery = (r: Selectable<WebhookDeliveriesTable>): WebhookDelivery => (
   deliveredAt: r.delivered_at,
 });
 
-/** A delivery to queue: its endpoint, its event and the event's data. */
+/** A delivery to queue: its id and its endpoint. */
 export interface NewDelivery {
   id: string;
   webhookId: string;
-  eventId: string;
-  eventType: string;
-  payload: unknown;
-  createdAt: string;
 }
 
 /** What an attempt found: the status code (none when no answer came), the error, the answer's excerpt. */
@@ -39,34 +34,49 @@ export interface AttemptOutcome {
   excerpt: string | null;
 }
 
-/** The webhook outbox (migration 020): written in the change's transaction, claimed by dispatchers one endpoint at a time, in order. */
+/**
+ * The webhook outbox (migrations 020, 022): each event written once (webhook_events) and a delivery
+ * per endpoint, in the change's transaction; claimed by dispatchers one endpoint at a time, in order.
+ */
 export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
   return {
-    async queue(rows: NewDelivery[]): Promise<void> {
-      if (!rows.length) return;
+    /** An event and its deliveries (at least one: an event nobody is sent is not kept). */
+    async queue(event: WebhookEvent, deliveries: NewDelivery[]): Promise<void> {
+      if (!deliveries.length) return;
+      await db.insertInto('webhook_events').values({ id: event.id, event_type: event.type, payload: JSON.stringify(event.payload), created_at: event.createdAt }).execute();
       await db
         .insertInto('webhook_deliveries')
         .values(
-          rows.map((r) => ({
+          deliveries.map((r) => ({
             id: r.id,
             webhook_id: r.webhookId,
-            event_id: r.eventId,
-            event_type: r.eventType,
-            payload: JSON.stringify(r.payload),
+            event_id: event.id,
+            event_type: event.type,
             status: 'pending',
             attempts: 0,
-            next_attempt_at: r.createdAt,
-            created_at: r.createdAt,
+            next_attempt_at: event.createdAt,
+            created_at: event.createdAt,
           })),
         )
         .execute();
     },
 
+    /** The events these deliveries send, by id. */
+    async events(ids: readonly string[]): Promise<Map<string, WebhookEvent>> {
+      const found = new Map<string, WebhookEvent>();
+      if (!ids.length) return found;
+      const rows = await db.selectFrom('webhook_events').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+      for (const r of rows) found.set(r.id, { id: r.id, type: r.event_type, payload: parseJson(r.payload), createdAt: r.created_at });
+      return found;
+    },
+
     /**
      * Claims up to `limit` deliveries until `leaseUntil` and counts the attempt: of each active
      * endpoint only its oldest pending delivery (a later one waits while an earlier one is pending,
-     * in flight or waiting for its retry), and only once due and not leased. PostgreSQL: SKIP LOCKED,
-     * so instances claiming at once take different rows; SQLite: one statement under its single writer.
+     * in flight or waiting for its retry), and only once due and not leased. The oldest pending one is
+     * found per endpoint (`webhook_deliveries_endpoint_order`), so a claim reads a row or two per
+     * endpoint however long the backlog. PostgreSQL: SKIP LOCKED, so instances claiming at once take
+     * different rows; SQLite: one statement under its single writer.
      */
     async claim(now: string, leaseUntil: string, limit: number): Promise<WebhookDelivery[]> {
       const rows = await db
@@ -74,29 +84,23 @@ export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
         .set((eb) => ({ locked_until: leaseUntil, attempts: eb('attempts', '+', 1) }))
         .where('id', 'in', (eb) =>
           eb
-            .selectFrom('webhook_deliveries as d')
-            .select('d.id')
-            .where('d.status', '=', 'pending')
-            .where('d.next_attempt_at', '<=', now)
-            .where((w) => w.or([w('d.locked_until', 'is', null), w('d.locked_until', '<', now)]))
-            .where((w) => w.exists(w.selectFrom('webhooks as w').select('w.id').whereRef('w.id', '=', 'd.webhook_id').where('w.active', '=', true)))
-            .where((w) =>
-              w.not(
-                w.exists(
-                  w
-                    .selectFrom('webhook_deliveries as e')
-                    .select('e.id')
-                    .whereRef('e.webhook_id', '=', 'd.webhook_id')
-                    .where('e.status', '=', 'pending')
-                    .whereRef('e.id', '<', 'd.id'),
-                ),
+            .selectFrom('webhooks as w')
+            .innerJoin('webhook_deliveries as d', (join) =>
+              join.on('d.id', '=', (j) =>
+                j.selectFrom('webhook_deliveries as e').select((m) => m.fn.min('e.id').as('first')).whereRef('e.webhook_id', '=', 'w.id').where('e.status', '=', 'pending'),
               ),
             )
+            .select('d.id')
+            .where('w.active', '=', true)
+            .where('d.next_attempt_at', '<=', now)
+            .where((w) => w.or([w('d.locked_until', 'is', null), w('d.locked_until', '<', now)]))
             .orderBy('d.next_attempt_at')
             .limit(limit)
-            .$if(dialect === 'postgres', (q) => q.forUpdate().skipLocked()),
+            .$if(dialect === 'postgres', (q) => q.forUpdate('d').skipLocked()),
         )
-        .where('status', '=', 'pending')
+        // SQLite: one statement under its single writer, the lease checked again; the status is not
+        // (its index would lead the planner to read every pending row instead of the few ids chosen).
+        .$if(dialect === 'postgres', (q) => q.where('status', '=', 'pending'))
         .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<', now)]))
         .returningAll()
         .execute();
@@ -172,9 +176,14 @@ export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
       };
     },
 
-    /** Delivered rows older than `before` go; failed ones stay for inspection. */
+    /** Delivered rows older than `before` go, and the events no delivery sends any more (failed ones stay for inspection). */
     async deleteDelivered(before: string): Promise<void> {
       await db.deleteFrom('webhook_deliveries').where('status', '=', 'delivered').where('created_at', '<', before).execute();
+      await db
+        .deleteFrom('webhook_events')
+        .where('created_at', '<', before)
+        .where((w) => w.not(w.exists(w.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'webhook_events.id'))))
+        .execute();
     },
   };
 }

@@ -50,6 +50,12 @@ export function webhooksRepo(db: DB, dialect: Dialect) {
       const row = await db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
       return row && toWebhook(row);
     },
+    /** These endpoints (a dispatcher's claim), by id; deleted ones are missing. */
+    async findMany(ids: readonly string[]): Promise<Map<string, Webhook>> {
+      if (!ids.length) return new Map();
+      const rows = await db.selectFrom('webhooks').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+      return new Map(rows.map((r) => [r.id, toWebhook(r)]));
+    },
     async list(): Promise<Webhook[]> {
       return (await db.selectFrom('webhooks').selectAll().orderBy('created_at').orderBy('id').execute()).map(toWebhook);
     },

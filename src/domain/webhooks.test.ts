@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AppError } from '../errors.js';
-import { failedTooLong, internalAddressReason, parseWebhookEvents, parseWebhookUrl, subscribesTo, webhookBackoffMs } from './webhooks.js';
+import { documentsAsOf, failedTooLong, internalAddressReason, parseWebhookEvents, parseWebhookUrl, subscribesTo, webhookBackoffMs } from './webhooks.js';
 
 test('internal addresses are refused, public ones pass', () => {
   const table: [string, boolean][] = [
@@ -30,4 +30,32 @@ test('backoff doubles to its bound with ±20 % jitter; 24 hours of failure switc
   assert.equal(failedTooLong(null, '2026-01-02T00:00:00.000Z', day), false);
   assert.equal(failedTooLong('2026-01-01T00:00:01.000Z', '2026-01-02T00:00:00.000Z', day), false);
   assert.equal(failedTooLong('2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z', day), true);
+});
+
+test('documentsAsOf: the documents recorded by the event, withdrawn only if that happened by then', () => {
+  const doc = (id: string, createdAt: string, voidedAt: string | null = null) => ({
+    id,
+    createdAt,
+    voidedAt,
+    voidedById: voidedAt && 'u1',
+    voidReason: voidedAt && 'wrong customer',
+    voidedByName: voidedAt && 'Asha',
+  });
+  const files = [doc('d', '2026-11-24T10:00:03.000Z'), doc('c', '2026-11-24T10:00:02.000Z', '2026-11-24T10:00:05.000Z'), doc('b', '2026-11-24T10:00:01.000Z', '2026-11-24T10:00:02.000Z'), doc('a', '2026-11-24T10:00:00.000Z')];
+  const cases: [string, string[], string[]][] = [
+    // at: listed (newest first as given), of those the withdrawn
+    ['2026-11-24T09:59:59.999Z', [], []],
+    ['2026-11-24T10:00:00.000Z', ['a'], []],
+    ['2026-11-24T10:00:01.999Z', ['b', 'a'], []],
+    ['2026-11-24T10:00:02.000Z', ['c', 'b', 'a'], ['b']],
+    ['2026-11-24T10:00:04.000Z', ['d', 'c', 'b', 'a'], ['b']],
+    ['2026-11-24T10:00:05.000Z', ['d', 'c', 'b', 'a'], ['c', 'b']],
+  ];
+  for (const [at, listed, withdrawn] of cases) {
+    const got = documentsAsOf(files, at);
+    assert.deepEqual(got.map((f) => f.id), listed, `listed at ${at}`);
+    assert.deepEqual(got.filter((f) => f.voidedAt !== null).map((f) => f.id), withdrawn, `withdrawn at ${at}`);
+    for (const f of got.filter((f) => f.voidedAt === null)) assert.deepEqual([f.voidedById, f.voidReason, f.voidedByName], [null, null, null], `${f.id} standing at ${at}`);
+  }
+  assert.equal(files[1]!.voidedAt, '2026-11-24T10:00:05.000Z', 'the rows read are left as they are');
 });

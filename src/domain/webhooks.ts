@@ -126,13 +126,38 @@ export interface Webhook {
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** One event for one endpoint, as the outbox keeps it. */
+/** One event, stored once whatever the number of endpoints it goes to (migration 022). */
+export interface WebhookEvent {
+  id: string;
+  type: string;
+  /** The event's data as the change saw it (webhooks/outbox.ts). */
+  payload: unknown;
+  createdAt: string;
+}
+
+/**
+ * A project's documents as they stood at `at` (a webhook event's time), newest first: those recorded
+ * by then (the files table only grows), each withdrawn only if that happened by then. Timestamps are
+ * ISO strings of one format, so they compare as text.
+ */
+export function documentsAsOf<T extends { createdAt: string; voidedAt: string | null; voidedById: string | null; voidReason: string | null; voidedByName: string | null }>(
+  files: readonly T[],
+  at: string,
+): T[] {
+  const listed: T[] = [];
+  for (const f of files) {
+    if (f.createdAt > at) continue;
+    listed.push(f.voidedAt !== null && f.voidedAt > at ? { ...f, voidedAt: null, voidedById: null, voidReason: null, voidedByName: null } : f);
+  }
+  return listed;
+}
+
+/** One event for one endpoint, as the outbox keeps it (its event's data in webhook_events). */
 export interface WebhookDelivery {
   id: string;
   webhookId: string;
   eventId: string;
   eventType: string;
-  payload: unknown;
   status: DeliveryStatus;
   attempts: number;
   nextAttemptAt: string;

@@ -1,6 +1,7 @@
 import type { DocumentAccess } from '../domain/documents.js';
 import { todayIn } from '../domain/due.js';
-import type { Webhook, WebhookDelivery } from '../domain/webhooks.js';
+import type { FileUploadWithNames } from '../domain/model.js';
+import type { Webhook, WebhookDelivery, WebhookEvent } from '../domain/webhooks.js';
 import type { ProjectEventPayload, TestEventPayload } from '../webhooks/outbox.js';
 import { presentFiles, presentPayment, presentProject } from './index.js';
 
@@ -34,26 +35,31 @@ export const presentDelivery = (d: WebhookDelivery) => ({
   deliveredAt: d.deliveredAt,
 });
 
+/** Whether an event's body needs the project's documents read (events queued before migration 022 carry theirs). */
+export const needsDocuments = (payload: unknown): payload is ProjectEventPayload & { files?: undefined } =>
+  typeof payload === 'object' && payload !== null && 'project' in payload && !('files' in payload);
+
 /**
  * The body a delivery sends: `{id, type, createdAt, data}`. A project event's data: the activity
  * action and details, and the project as GET /api/projects/:id shows it to an ADMIN (with its
- * documents; `overdue` as of the change's date in the shop's time zone), and the document concerned.
+ * documents as they stood at the event's time, `documents`: domain/webhooks.ts documentsAsOf;
+ * `overdue` as of the change's date in the shop's time zone), and the document concerned.
  */
-export function webhookBody(d: Pick<WebhookDelivery, 'eventId' | 'eventType' | 'payload' | 'createdAt'>, timeZone: string, access: DocumentAccess): string {
-  const payload = d.payload as ProjectEventPayload | TestEventPayload;
+export function webhookBody(event: WebhookEvent, documents: FileUploadWithNames[] | null, timeZone: string, access: DocumentAccess): string {
+  const payload = event.payload as ProjectEventPayload | TestEventPayload;
   let data: Record<string, unknown>;
   if ('test' in payload) {
     data = { webhookId: payload.webhookId, message: 'A test event sent from the Webhooks page' };
   } else {
-    const files = presentFiles(payload.files, access);
+    const files = presentFiles(payload.files ?? documents ?? [], access);
     data = {
       action: payload.action,
       actorId: payload.actorId,
       details: payload.details,
-      project: { ...presentProject(payload.project, todayIn(timeZone, new Date(d.createdAt))), files, payments: (payload.payments ?? []).map(presentPayment) },
+      project: { ...presentProject(payload.project, todayIn(timeZone, new Date(event.createdAt))), files, payments: (payload.payments ?? []).map(presentPayment) },
       ...(payload.fileId ? { document: files.find((f) => f.id === payload.fileId) ?? null } : {}),
       ...payload.data,
     };
   }
-  return JSON.stringify({ id: d.eventId, type: d.eventType, createdAt: d.createdAt, data });
+  return JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, data });
 }

@@ -1,12 +1,21 @@
+import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.js';
 import type { Store } from '../db/store.js';
-import { type WebhookDelivery, failedTooLong, webhookBackoffMs } from '../domain/webhooks.js';
+import { type Webhook, type WebhookDelivery, type WebhookEvent, failedTooLong, webhookBackoffMs } from '../domain/webhooks.js';
 import { newId } from '../ids.js';
 import type { Log } from '../logger.js';
 import { WEBHOOK_DEACTIVATED } from '../mail/dispatcher.js';
-import { webhookBody } from '../presenters/webhooks.js';
+import { EventBodies } from './body.js';
+import { LoopShare } from './loop-share.js';
 import { type SendOutcome, postWebhook } from './send.js';
 import { signatureHeader } from './signature.js';
+
+/**
+ * While requests come in, the dispatcher takes about this share of the event loop (webhooks/loop-share.ts):
+ * a body holds the project's documents, and reading, making and signing it would otherwise slow the
+ * changes themselves; behind a burst it catches up at full speed.
+ */
+const BUSY_LOOP_SHARE = 0.03;
 
 /** A claim outlives any attempt (bounded by WEBHOOK_TIMEOUT_MS, at most a minute) with room to record it. */
 const LEASE_MS = 3 * 60_000;
@@ -22,12 +31,16 @@ const LEASE_MS = 3 * 60_000;
  */
 export class WebhookDispatcher {
   #wake: (() => void) | undefined;
+  readonly #bodies: EventBodies;
+  readonly #share = new LoopShare(BUSY_LOOP_SHARE);
 
   constructor(
     private readonly store: Store,
     private readonly config: Pick<Config, 'webhooks' | 'timeZone' | 'documentAccess' | 'publicUrl'>,
     private readonly log: Log,
-  ) {}
+  ) {
+    this.#bodies = new EventBodies(store, config, (ms) => this.#share.spent(ms));
+  }
 
   /** Cuts the current round's wait short (a change was just queued here, or a delivery retried). */
   nudge(): void {
@@ -38,11 +51,15 @@ export class WebhookDispatcher {
     const inFlight = new Set<Promise<void>>();
     try {
       for (;;) {
+        if (!signal?.aborted && inFlight.size < this.config.webhooks.concurrency) await this.#share.turn(signal);
         if (!signal?.aborted && inFlight.size < this.config.webhooks.concurrency) {
           const now = Date.now();
           const claimed = await this.store.webhookDeliveries.claim(new Date(now).toISOString(), new Date(now + LEASE_MS).toISOString(), this.config.webhooks.concurrency - inFlight.size);
+          // One read of the claim's endpoints and of the events whose bodies are not made yet.
+          const webhooks = await this.store.webhooks.findMany(claimed.map((d) => d.webhookId));
+          const events = await this.store.webhookDeliveries.events(claimed.filter((d) => !this.#bodies.has(d.eventId)).map((d) => d.eventId));
           for (const d of claimed) {
-            const attempt: Promise<void> = this.#deliver(d)
+            const attempt: Promise<void> = this.#deliver(d, webhooks.get(d.webhookId), events.get(d.eventId))
               .catch((err: unknown) => this.log.error({ err, deliveryId: d.id }, 'a webhook delivery could not be recorded; it is tried again when its lease ends'))
               .finally(() => {
                 inFlight.delete(attempt);
@@ -70,14 +87,15 @@ export class WebhookDispatcher {
     }
   }
 
-  async #deliver(d: WebhookDelivery): Promise<void> {
-    const webhook = await this.store.webhooks.findById(d.webhookId);
+  async #deliver(d: WebhookDelivery, webhook: Webhook | undefined, event: WebhookEvent | undefined): Promise<void> {
     if (!webhook) return; // deleted meanwhile: its deliveries went with it
-    const body = webhookBody(d, this.config.timeZone, { mode: this.config.documentAccess.mode, publicUrl: this.config.publicUrl });
+    const body = await this.#bodies.body(d.eventId, event);
     const timestamp = Math.floor(Date.now() / 1000);
     const secrets = [webhook.secret];
     if (webhook.previousSecret && webhook.previousSecretExpiresAt && Date.parse(webhook.previousSecretExpiresAt) > Date.now()) secrets.push(webhook.previousSecret);
+    const signing = performance.now();
     const headers = { 'webhook-id': d.eventId, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(secrets, d.eventId, timestamp, body) };
+    this.#share.spent(performance.now() - signing);
     const { timeoutMs, allowPrivateTargets } = this.config.webhooks;
     const outcome = await postWebhook(webhook.url, headers, body, { timeoutMs, allowPrivate: allowPrivateTargets });
     const now = new Date().toISOString();

@@ -13,13 +13,18 @@ export interface Concerned {
   data?: Record<string, unknown>;
 }
 
-/** The stored data of a project event: the rows as the change's transaction saw them (presented when sent: webhooks/body.ts). */
+/**
+ * The stored data of a project event: the rows the change's transaction wrote or read, except the
+ * project's documents. Those are read when the event is sent, as they stood at the event's time
+ * (domain/webhooks.ts, documentsAsOf), so a change's cost does not grow with the project's documents.
+ */
 export interface ProjectEventPayload {
   action: string;
   actorId: string;
   details: Record<string, unknown>;
   project: ProjectWithNames;
-  files: FileUploadWithNames[];
+  /** Only in events queued before migration 022: the documents as the change saw them, sent as they are. */
+  files?: FileUploadWithNames[];
   /** Absent in deliveries queued before payments existed. */
   payments?: Payment[];
   fileId?: string;
@@ -33,9 +38,9 @@ export interface TestEventPayload {
 }
 
 /**
- * Writes a delivery for every active endpoint listening to the change's event, in the caller's
- * transaction (actions/record-activity.ts calls it with the activity entry): an event exists
- * exactly when its change does. Nothing is read when no endpoint listens.
+ * Writes the change's event once and a delivery of it for every active endpoint listening, in the
+ * caller's transaction (actions/record-activity.ts calls it with the activity entry): an event
+ * exists exactly when its change does. Nothing is read when no endpoint listens.
  */
 export async function queueWebhookEvent(
   store: Store,
@@ -52,19 +57,20 @@ export async function queueWebhookEvent(
     actorId: change.actorId,
     details: change.details,
     project,
-    files: await store.files.listForProject(change.projectId),
     payments: await store.payments.listForProject(change.projectId),
     ...(change.concerned?.fileId ? { fileId: change.concerned.fileId } : {}),
     ...(change.concerned?.data ? { data: change.concerned.data } : {}),
   };
-  const eventId = newId();
-  await store.webhookDeliveries.queue(endpoints.map((w) => ({ id: newId(), webhookId: w.id, eventId, eventType: type, payload, createdAt: change.at })));
+  await store.webhookDeliveries.queue(
+    { id: newId(), type, payload, createdAt: change.at },
+    endpoints.map((w) => ({ id: newId(), webhookId: w.id })),
+  );
 }
 
 /** POST /api/webhooks/:id/test: one `webhook.test` event for that endpoint alone. */
 export async function queueTestEvent(store: Store, webhookId: string, at: string): Promise<string> {
   const id = newId();
   const payload: TestEventPayload = { test: true, webhookId };
-  await store.webhookDeliveries.queue([{ id, webhookId, eventId: newId(), eventType: TEST_EVENT_TYPE, payload, createdAt: at }]);
+  await store.webhookDeliveries.queue({ id: newId(), type: TEST_EVENT_TYPE, payload, createdAt: at }, [{ id, webhookId }]);
   return id;
 }

@@ -58,7 +58,7 @@ export interface SendOutcome {
 export async function postWebhook(
   target: string,
   headers: Record<string, string>,
-  body: string,
+  body: string | Buffer,
   options: { timeoutMs: number; allowPrivate: boolean },
 ): Promise<SendOutcome> {
   const failed = (error: string, statusCode: number | null = null, excerpt: string | null = null): SendOutcome => ({ ok: false, statusCode, error, excerpt });
@@ -83,7 +83,7 @@ export async function postWebhook(
     const client = url.protocol === 'https:' ? https : http;
     const req = client.request(url, {
       method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'print-orders-webhooks' },
+      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.length), 'user-agent': 'print-orders-webhooks' },
       agent: false,
       lookup,
     });
