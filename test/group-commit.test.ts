@@ -109,3 +109,27 @@ test('inside a transaction a unit runs in it, in a savepoint: it commits with th
   assert.deepEqual(await reserved([kept!, undone!]), [kept]);
   assert.equal(store.groupCommits.transactions, 0, 'the writer took no part');
 });
+
+test('PostgreSQL: a change holding its project row and then waiting for the event log does not deadlock with an upload batch that holds the event log', async (t) => {
+  if (sqlite()) return t.skip('SQLite has one writer: no row locks');
+  const { user, client } = await svc.signIn('ADMIN');
+  const project = await svc.createProject(user.id, { status: 'APPROVED', piStatus: 'VERIFIED' });
+  let go!: () => void;
+  const gate = new Promise<void>((resolve) => (go = resolve));
+  let locked!: () => void;
+  const rowLocked = new Promise<void>((resolve) => (locked = resolve));
+  // As a lifecycle change or a details edit does: the project's row first, then the activity entry (the event log's lock).
+  const change = svc.deps.store.transaction(async (trx) => {
+    await trx.projects.findById(project.id, { forUpdate: true });
+    locked();
+    await gate;
+    await trx.activity.insert({ id: newId(), userId: user.id, action: 'PROJECT_UPDATED', entityType: 'project', entityId: project.id, details: {}, createdAt: nowIso() });
+  });
+  await rowLocked;
+  // The upload's batch takes the event log's lock, then writes a document that refers to the locked project.
+  const upload = client.upload([['projectId', project.id], ['fileType', 'PO'], ['file', { data: '%PDF-1.4\n% deadlock\n', filename: 'po.pdf', type: 'application/pdf' }]]);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  go();
+  const [answer] = await Promise.all([upload, change]);
+  assert.equal(answer.status, 201, answer.text);
+});

@@ -235,7 +235,9 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
         .selectFrom('projects')
         .selectAll()
         .where('id', '=', id)
-        .$if(Boolean(opts.forUpdate) && dialect === 'postgres', (q) => q.forUpdate())
+        // NO KEY UPDATE, as an UPDATE of the row takes: a document or payment referring to the project (its foreign
+        // key's KEY SHARE) is not blocked, so an upload batch holding the event log's lock never waits for this row (no deadlock).
+        .$if(Boolean(opts.forUpdate) && dialect === 'postgres', (q) => q.forNoKeyUpdate())
         .executeTakeFirst();
       return row && toProject(row);
     },

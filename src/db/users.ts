@@ -104,7 +104,7 @@ export function usersRepo(db: DB, dialect: Database['dialect']) {
         .where('role', '=', 'ADMIN')
         .where('active', '=', true)
         .orderBy('id') // one lock order for every transaction
-        .$if(Boolean(opts.forUpdate) && dialect === 'postgres', (q) => q.forUpdate())
+        .$if(Boolean(opts.forUpdate) && dialect === 'postgres', (q) => q.forNoKeyUpdate())
         .execute();
       return rows.length;
     },

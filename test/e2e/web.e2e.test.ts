@@ -541,6 +541,8 @@ function describeBrowserTests() {
 
         // The session ends outside the browser: window 1 learns it from its next request, window 2 from window 1.
         await svc.deps.store.sessions.deleteForUser(dana.user.id);
+        // Ended straight in the database, no signal: each instance's session cache may answer for SESSION_CACHE_MS more.
+        await new Promise((resolve) => setTimeout(resolve, svc.deps.config.sessionCacheMs + 100));
         // The click's request meets the 401, unless the live stream's session check got there first (then the page has moved on by itself).
         await one
           .getByRole('navigation', { name: 'Main' })

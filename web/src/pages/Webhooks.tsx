@@ -130,7 +130,8 @@ function NewWebhookForm({ onCreated }: { onCreated: (w: WebhookWithSecret) => vo
 
 function WebhookCard({ webhook: w, onSecret }: { webhook: Webhook; onSecret: (secret: string) => void }) {
   const queryClient = useQueryClient();
-  const deliveries = useQuery({ queryKey: ['webhook-deliveries', w.id], queryFn: () => hooksApi.deliveries(w.id), refetchInterval: 3000 });
+  const [deleted, setDeleted] = useState(false);
+  const deliveries = useQuery({ queryKey: ['webhook-deliveries', w.id], queryFn: () => hooksApi.deliveries(w.id), refetchInterval: 3000, enabled: !deleted });
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: ['webhooks'] });
     void queryClient.invalidateQueries({ queryKey: ['webhook-deliveries', w.id] });
@@ -147,7 +148,13 @@ function WebhookCard({ webhook: w, onSecret }: { webhook: Webhook; onSecret: (se
       if (what === 'delete') return hooksApi.remove(w.id);
       return hooksApi.retry(w.id, what.retry);
     },
-    onSuccess: refresh,
+    onSuccess: (_data, what) => {
+      if (what !== 'delete') return refresh();
+      // Gone: its deliveries are not asked for again (they would answer 404).
+      setDeleted(true);
+      queryClient.removeQueries({ queryKey: ['webhook-deliveries', w.id] });
+      void queryClient.invalidateQueries({ queryKey: ['webhooks'] });
+    },
   });
   return (
     <article className="webhook" data-testid={`webhook-${w.url}`}>
