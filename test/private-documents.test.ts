@@ -39,6 +39,21 @@ function assertPrivateCache(value: unknown, what: string) {
   assert.ok(!directives.some((d) => d === 'public' || d === 'immutable' || d.startsWith('max-age') || d.startsWith('s-maxage')), `${what}: Cache-Control ${String(value)}`);
 }
 
+/** An owner POC with a project and one uploaded PDF, as the API lists it. */
+async function uploadedTo(svc: TestService) {
+  const owner = await svc.signIn('POC');
+  const project = await svc.createProject(owner.user.id, { status: 'DISPATCHED', piStatus: 'VERIFIED' });
+  const bytes = pdf();
+  const res = await owner.client.upload([
+    ['projectId', project.id],
+    ['fileType', 'PO'],
+    ['file', { data: bytes, filename: 'order.pdf', type: 'application/pdf' }],
+  ]);
+  assert.equal(res.status, 201, res.text);
+  const file = (await svc.deps.store.files.findById(res.body.id as string))!;
+  return { owner, project, bytes, answered: res.body as { id: string; url: string }, file };
+}
+
 const get = (url: string, client?: Client, headers: Record<string, string> = {}) => httpGet(url, { ...headers, ...(client?.cookie ? { cookie: client.cookie } : {}) });
 
 for (const store of STORES) {
@@ -69,20 +84,7 @@ for (const store of STORES) {
       await fake?.close();
     });
 
-    /** An owner POC with a project and one uploaded PDF, as the API lists it. */
-    async function uploaded() {
-      const owner = await svc.signIn('POC');
-      const project = await svc.createProject(owner.user.id, { status: 'DISPATCHED', piStatus: 'VERIFIED' });
-      const bytes = pdf();
-      const res = await owner.client.upload([
-        ['projectId', project.id],
-        ['fileType', 'PO'],
-        ['file', { data: bytes, filename: 'order.pdf', type: 'application/pdf' }],
-      ]);
-      assert.equal(res.status, 201, res.text);
-      const file = (await svc.deps.store.files.findById(res.body.id as string))!;
-      return { owner, project, bytes, answered: res.body as { id: string; url: string }, file };
-    }
+    const uploaded = () => uploadedTo(svc);
 
     /** What the owner's (or anyone's) GET of the address ends with: the bytes, through the redirect on S3 and Cloudinary. */
     async function fetchAsViewer(url: string, client: Client) {
@@ -239,16 +241,8 @@ describe('DOCUMENT_ACCESS setting', () => {
   test('public mode is the specification: the local address answers anyone, cached as immutable', async () => {
     const svc = await startTestService();
     try {
-      const owner = await svc.signIn('POC');
-      const project = await svc.createProject(owner.user.id, { status: 'DISPATCHED', piStatus: 'VERIFIED' });
-      const bytes = pdf();
-      const res = await owner.client.upload([
-        ['projectId', project.id],
-        ['fileType', 'PO'],
-        ['file', { data: bytes, filename: 'order.pdf', type: 'application/pdf' }],
-      ]);
-      assert.equal(res.status, 201, res.text);
-      const anon = await httpGet(res.body.url as string);
+      const { bytes, answered } = await uploadedTo(svc);
+      const anon = await httpGet(answered.url);
       assert.equal(anon.status, 200);
       assert.deepEqual(anon.bytes, bytes);
       assert.equal(anon.headers['cache-control'], 'public, max-age=31536000, immutable');
