@@ -308,13 +308,16 @@ describe('the due-date digest on two instances of one database', () => {
     await first.running.close(); // its database stays until first.close()
 
     const again = await startTestService({ env: env(smtp), sharedDatabase: first.deps.config.database });
+    // Until its clock is set, the new instance's first rounds read the wall clock, and past 08:00 in
+    // Kolkata they send the real day's digest of the project now long overdue: only March's are this test's.
+    const march = () => digestsTo(smtp, user).filter((m) => m.subject.startsWith('Due dates for 2026-03-'));
     try {
       setClock(again, '2026-03-12T09:00:00.000Z');
       await settle(again);
-      assert.deepEqual(digestsTo(smtp, user).map((m) => m.subject), ['Due dates for 2026-03-12: 1 due today'], 'not twice on the 12th');
+      assert.deepEqual(march().map((m) => m.subject), ['Due dates for 2026-03-12: 1 due today'], 'not twice on the 12th');
       setClock(again, '2026-03-13T02:45:00.000Z');
       await settle(again);
-      assert.deepEqual(digestsTo(smtp, user).map((m) => m.subject), ['Due dates for 2026-03-12: 1 due today', 'Due dates for 2026-03-13: 1 overdue']);
+      assert.deepEqual(march().map((m) => m.subject), ['Due dates for 2026-03-12: 1 due today', 'Due dates for 2026-03-13: 1 overdue']);
     } finally {
       await again.close();
     }
