@@ -97,6 +97,11 @@ describe('headers and JSON bodies that do not arrive in time', () => {
     assert.equal((await admin.get('/api/projects')).status, 200);
     for (const res of await Promise.all(stalled)) assert.equal(res.status, 408, res.text);
     assert.equal((await svc.anonymous.get('/healthz')).status, 200);
+    // Once answered 408, nothing else answers the same request (Fastify warns of a second reply, as a 500).
+    assert.deepEqual(
+      log.lines.filter((l) => l.level >= 40).map((l) => l.msg),
+      [],
+    );
   });
 });
 

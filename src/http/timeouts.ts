@@ -29,7 +29,7 @@ export function registerBodyTimeouts(app: FastifyInstance, limits: BodyTimeouts 
   app.addHook('onRequest', async (req, reply) => {
     const raw = req.raw;
     if (raw.complete || !hasBody(raw.headers)) return;
-    const expire = (message: string) => () => timeOut(req, reply, message);
+    const expire = (message: string) => () => timeOut(req, reply, message, req.routeOptions.config?.streamedBody === true);
     if (req.routeOptions.config?.streamedBody) {
       // The socket's idle timer: the HTTP parser refreshes it on every byte received.
       const onIdle = expire(`No data received for ${limits.uploadIdleTimeoutMs} ms`);
@@ -104,11 +104,12 @@ export function drainUnreadBody(req: IncomingMessage, { drainMs, drainBytes }: D
 const hasBody = (headers: FastifyRequest['headers']) =>
   headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 
-function timeOut(req: FastifyRequest, reply: FastifyReply, message: string): void {
+function timeOut(req: FastifyRequest, reply: FastifyReply, message: string, streamed: boolean): void {
   req.log.info({ reason: message }, 'request body timed out; closing the connection');
-  // Destroying the request (not just its socket) fails whatever is reading the body, so an upload
-  // cleans up: once answered, Node no longer aborts a request whose connection closes.
-  const abort = () => req.raw.destroy(new AppError(408, message));
+  // Destroying a streamed request with an error fails whatever is reading the body, so an upload
+  // cleans up (once answered, Node no longer aborts a request whose connection closes). A body read
+  // whole is Fastify's parser's, which would answer that error a second time: it is just closed.
+  const abort = () => (streamed ? req.raw.destroy(new AppError(408, message)) : req.raw.destroy());
   if (reply.sent || reply.raw.headersSent) {
     abort();
     return;
