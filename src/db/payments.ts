@@ -1,10 +1,23 @@
 import { sql } from 'kysely';
 import type { Payment } from '../domain/model.js';
-import type { DB } from './index.js';
+import type { DB, Dialect } from './index.js';
+import { reusable } from './reusable.js';
 import { toPayment } from './rows.js';
 
+/**
+ * One project's payments and their sum, read with every change's webhook event and every project
+ * page: compiled once (reusable.ts). PostgreSQL's sum of a bigint is a numeric, answered as text:
+ * cast back to bigint (read as a number, db/index.ts); each sum is at most MAX_AMOUNT (domain/money.ts), so exact.
+ */
+const hot = {
+  list: reusable((db, projectId: string) =>
+    db.selectFrom('payments').selectAll().where('project_id', '=', projectId).orderBy('received_on', 'desc').orderBy('created_at', 'desc').orderBy('id', 'desc'),
+  ),
+  paid: reusable((db, projectId: string) => db.selectFrom('payments').select(sql<number | null>`cast(sum(amount) as bigint)`.as('paid')).where('project_id', '=', projectId)),
+};
+
 /** Payments received for projects (migration 015). Who may see them is the project's rule: callers read them for a project they may see. */
-export function paymentsRepo(db: DB) {
+export function paymentsRepo(db: DB, dialect: Dialect) {
   return {
     async insert(p: Payment): Promise<void> {
       await db
@@ -24,15 +37,11 @@ export function paymentsRepo(db: DB) {
     },
     /** A project's payments, newest first: by the day received, then by when recorded. */
     async listForProject(projectId: string): Promise<Payment[]> {
-      const rows = await db
-        .selectFrom('payments')
-        .selectAll()
-        .where('project_id', '=', projectId)
-        .orderBy('received_on', 'desc')
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .execute();
-      return rows.map(toPayment);
+      return (await db.executeQuery(hot.list(db, dialect, projectId))).rows.map(toPayment);
+    },
+    /** The sum of one project's payments (0 without any). */
+    async paidOf(projectId: string): Promise<number> {
+      return Number((await db.executeQuery(hot.paid(db, dialect, projectId))).rows[0]?.paid ?? 0);
     },
     /**
      * The sum of each project's payments; a project without any is missing from the map. Each sum

@@ -1,10 +1,18 @@
 import type { JobItem } from '../domain/model.js';
-import type { DB } from './index.js';
+import type { DB, Dialect } from './index.js';
+import { reusable } from './reusable.js';
 import { toJobItem } from './rows.js';
 
+/** One project's lines, read with every change's webhook event and every project page: compiled once (reusable.ts). */
+const linesOf = reusable((db, projectId: string) => db.selectFrom('project_items').selectAll().where('project_id', '=', projectId).orderBy('position'));
+
 /** A job's lines (migration 013), kept in the order they were sent. The projects repository reads them with its projects. */
-export function projectItemsRepo(db: DB) {
+export function projectItemsRepo(db: DB, dialect: Dialect) {
   return {
+    /** One project's lines, in order. */
+    async of(projectId: string): Promise<JobItem[]> {
+      return (await db.executeQuery(linesOf(db, dialect, projectId))).rows.map(toJobItem);
+    },
     /** The lines of each of these projects, in order; a project without lines is missing from the map. */
     async forProjects(projectIds: readonly string[]): Promise<Map<string, JobItem[]>> {
       const lines = new Map<string, JobItem[]>();

@@ -8,9 +8,21 @@ import { type Page, type ProjectRowWithNames, decodeCursor, decodeDueCursor, enc
 import type { Tables } from './schema.js';
 import { type Scope, visibleTo } from './visibility.js';
 
-/** The project every upload reads, compiled once: see reusable.ts. */
+/** A project with the names it shows (its POC's, its approver's, its customer's, its PI's submitter's). */
+const withNamesOf = (db: DB) =>
+  db
+    .selectFrom('projects')
+    .leftJoin('users as poc', 'poc.id', 'projects.poc_id')
+    .leftJoin('users as decider', 'decider.id', 'projects.approval_decided_by_id')
+    .leftJoin('customers as customer', 'customer.id', 'projects.customer_id')
+    .leftJoin('users as pi_submitter', 'pi_submitter.id', 'projects.pi_submitted_by_id')
+    .selectAll('projects')
+    .select(['poc.name as poc_name', 'decider.name as approval_decided_by_name', 'customer.name as customer_name', 'pi_submitter.name as pi_submitted_by_name']);
+
+/** The project every upload reads, and the one with its names every change's webhook event and every project page reads: compiled once (reusable.ts). */
 const hot = {
   project: reusable((db, id: string) => db.selectFrom('projects').selectAll().where('id', '=', id)),
+  withNames: reusable((db, id: string) => withNamesOf(db).where('projects.id', '=', id)),
 };
 
 /** How a list is ordered: newest first, or earliest due date first with the projects without one last. */
@@ -124,15 +136,7 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
    * JOINs on primary keys, so the rows and their order are the projects' own (and their indexes
    * serve the filters and the order). Only the names are read from users and customers.
    */
-  const withNames = () =>
-    db
-      .selectFrom('projects')
-      .leftJoin('users as poc', 'poc.id', 'projects.poc_id')
-      .leftJoin('users as decider', 'decider.id', 'projects.approval_decided_by_id')
-      .leftJoin('customers as customer', 'customer.id', 'projects.customer_id')
-      .leftJoin('users as pi_submitter', 'pi_submitter.id', 'projects.pi_submitted_by_id')
-      .selectAll('projects')
-      .select(['poc.name as poc_name', 'decider.name as approval_decided_by_name', 'customer.name as customer_name', 'pi_submitter.name as pi_submitted_by_name']);
+  const withNames = () => withNamesOf(db);
 
   /** Whether q is a narrow search (see NARROW): at most NARROW candidates, counted from the indexes with a bound. */
   const isNarrow = async (q: string | undefined): Promise<boolean> => {
@@ -142,8 +146,8 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
     return Number(rows[0]?.n ?? 0) <= NARROW;
   };
 
-  const items = projectItemsRepo(db);
-  const payments = paymentsRepo(db);
+  const items = projectItemsRepo(db, dialect);
+  const payments = paymentsRepo(db, dialect);
 
   /** Rows as answers show them: each with its lines and the sum of its payments, read in two more queries for them all. */
   const withItems = async (rows: ProjectRowWithNames[]): Promise<ProjectWithNames[]> => {
@@ -154,8 +158,10 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
 
   /** One project with the names and its lines, as answers show it. */
   const findWithNames = async (id: string): Promise<ProjectWithNames | undefined> => {
-    const row = await withNames().where('projects.id', '=', id).executeTakeFirst();
-    return row && (await withItems([row]))[0];
+    const row = (await db.executeQuery(hot.withNames(db, dialect, id))).rows[0];
+    if (!row) return undefined;
+    const [lines, paid] = await Promise.all([items.of(id), payments.paidOf(id)]);
+    return toProjectWithNames(row, lines, paid);
   };
 
   /**

@@ -1,7 +1,27 @@
 import type { Selectable } from 'kysely';
 import type { DeliveryStatus, WebhookDelivery, WebhookEvent } from '../domain/webhooks.js';
 import type { DB, Dialect } from './index.js';
+import { reusable } from './reusable.js';
 import type { WebhookDeliveriesTable } from './schema.js';
+
+/** What every change with a listening endpoint writes in its transaction, compiled once (reusable.ts). */
+const hot = {
+  event: reusable((db, id: string, type: string, payload: string, createdAt: string) =>
+    db.insertInto('webhook_events').values({ id, event_type: type, payload, created_at: createdAt }),
+  ),
+  delivery: reusable((db, id: string, webhookId: string, eventId: string, type: string, createdAt: string) =>
+    db.insertInto('webhook_deliveries').values({
+      id,
+      webhook_id: webhookId,
+      event_id: eventId,
+      event_type: type,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: createdAt,
+      created_at: createdAt,
+    }),
+  ),
+};
 
 const parseJson = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : v);
 
@@ -43,22 +63,9 @@ export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
     /** An event and its deliveries (at least one: an event nobody is sent is not kept). */
     async queue(event: WebhookEvent, deliveries: NewDelivery[]): Promise<void> {
       if (!deliveries.length) return;
-      await db.insertInto('webhook_events').values({ id: event.id, event_type: event.type, payload: JSON.stringify(event.payload), created_at: event.createdAt }).execute();
-      await db
-        .insertInto('webhook_deliveries')
-        .values(
-          deliveries.map((r) => ({
-            id: r.id,
-            webhook_id: r.webhookId,
-            event_id: event.id,
-            event_type: event.type,
-            status: 'pending',
-            attempts: 0,
-            next_attempt_at: event.createdAt,
-            created_at: event.createdAt,
-          })),
-        )
-        .execute();
+      await db.executeQuery(hot.event(db, dialect, event.id, event.type, JSON.stringify(event.payload), event.createdAt));
+      // A statement per delivery: the same text each time, whatever the number of endpoints.
+      for (const r of deliveries) await db.executeQuery(hot.delivery(db, dialect, r.id, r.webhookId, event.id, event.type, event.createdAt));
     },
 
     /** The events these deliveries send, by id. */

@@ -95,13 +95,17 @@ export class WebhookDispatcher {
     if (webhook.previousSecret && webhook.previousSecretExpiresAt && Date.parse(webhook.previousSecretExpiresAt) > Date.now()) secrets.push(webhook.previousSecret);
     const signing = performance.now();
     const headers = { 'webhook-id': d.eventId, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(secrets, d.eventId, timestamp, body) };
-    this.#share.spent(performance.now() - signing);
     const { timeoutMs, allowPrivateTargets } = this.config.webhooks;
-    const outcome = await postWebhook(webhook.url, headers, body, { timeoutMs, allowPrivate: allowPrivateTargets });
+    const sending = postWebhook(webhook.url, headers, body, { timeoutMs, allowPrivate: allowPrivateTargets });
+    // Signing and what sending does before its first wait; the wait for the endpoint is not the loop's.
+    this.#share.spent(performance.now() - signing);
+    const outcome = await sending;
     const now = new Date().toISOString();
     if (outcome.ok) {
       await this.store.webhookDeliveries.delivered(d.id, d.lockedUntil!, now, outcome);
-      await this.store.webhooks.healthy(webhook.id);
+      // Read with the claim: an endpoint that was not failing then has nothing to clear (a failure
+      // recorded since by another instance is cleared by the next success seen as failing).
+      if (webhook.failingSince !== null) await this.store.webhooks.healthy(webhook.id);
       this.log.info({ webhookId: webhook.id, deliveryId: d.id, event: d.eventType, status: outcome.statusCode }, 'webhook delivered');
       return;
     }
