@@ -4,8 +4,8 @@
  * with the same client, in turn, and prints each of our figures beside its reference and the ratio:
  * upload throughput, CPU and memory (beside the plain raw upload and the raw upload that also
  * SHA-256s every byte), small-upload rate and CPU, one client's small-upload latency on an idle
- * service, GET /api/team with 10,001 users, logins, and /healthz latency during each load. SQLite by default; BENCH_DATABASE_URL=postgres://… runs it on
- * a fresh schema there (dropped after). BENCH_ROUNDS (default 1) repeats each comparison and
+ * service, GET /api/team with 10,001 users, logins, and /healthz latency during each load. SQLite
+ * by default; BENCH_DATABASE_URL=postgres://… runs it on a fresh schema there (dropped after). BENCH_ROUNDS (default 1) repeats each comparison and
  * reports medians (ratios: the median of each round's ours / reference); BENCH_SECONDS (default 8) is the length of each closed-loop load.
  */
 import { randomBytes } from 'node:crypto';
@@ -398,7 +398,7 @@ async function idleUploadLatency(ctx: BenchContext): Promise<void> {
   for (const p of [50, 99] as const) {
     const mine = ours.map((l) => percentile(l, p));
     const raw = refs.map((l) => percentile(l, p));
-    // Lower latency is better, so the ratio is raw / ours: higher is better, as in every other row.
+    // Lower latency is better, so the ratio is raw / ours: higher is better, as the CPU rows' raw / ours.
     const ratio = pairedRatio(raw, mine);
     const goal = IDLE_UPLOAD.p99Goal;
     ctx.report({
