@@ -3,9 +3,9 @@
  * /dev/shm exists) and, beside it, the reference server of bench/reference-server.ts; measures both
  * with the same client, in turn, and prints each of our figures beside its reference and the ratio:
  * upload throughput, CPU and memory (beside the plain raw upload and the raw upload that also
- * SHA-256s every byte), small-upload rate and CPU, GET /api/team with 10,001 users, logins, and
- * /healthz latency during each load. SQLite by default; BENCH_DATABASE_URL=postgres://… runs it on
- * a fresh schema there (dropped after). BENCH_ROUNDS (default 1) repeats each comparison and
+ * SHA-256s every byte), small-upload rate and CPU, one client's small-upload latency on an idle
+ * service, GET /api/team with 10,001 users, logins, and /healthz latency during each load. SQLite
+ * by default; BENCH_DATABASE_URL=postgres://… runs it on a fresh schema there (dropped after). BENCH_ROUNDS (default 1) repeats each comparison and
  * reports medians (ratios: the median of each round's ours / reference); BENCH_SECONDS (default 8) is the length of each closed-loop load.
  */
 import { randomBytes } from 'node:crypto';
@@ -37,6 +37,8 @@ const LARGE_UPLOADS = [
 ];
 const RSS_GROWTH_GOAL = 64 * MiB;
 const SMALL_UPLOAD = { size: 10 * KiB, clients: 8, maxCount: 100_000 };
+/** Issue 27's idle-latency goal: p99 no worse than before group commit, 1.41× raw's. A fixed count, bounded in time on a slow machine. */
+const IDLE_UPLOAD = { size: 10 * KiB, count: 2000, warmup: 50, maxMs: 120_000, p99Goal: 1.41 };
 const TEAM = { users: 10_000, batch: 500, clients: 8, maxCount: 100_000 };
 const LOGINS = { concurrent: 50, waves: 3 };
 const BENCH_USER_PASSWORD = 'bench user password';
@@ -51,6 +53,7 @@ const step = (msg: string) => console.error(`[bench] ${msg}`);
 const PHASES: Phase[] = [
   { name: 'large uploads', run: largeUploads },
   { name: 'small uploads', run: smallUploads },
+  { name: 'idle upload latency', run: idleUploadLatency },
   { name: 'team list', run: teamList },
   { name: 'logins', run: logins },
   { name: 'previews', run: previews },
@@ -281,6 +284,31 @@ async function largeUploads(ctx: BenchContext): Promise<void> {
   }
 }
 
+/**
+ * One small upload to us (POST /api/upload) or the raw reference (POST /upload), checked (201,
+ * size): its latency in ms, from the request's start to the answer's last byte.
+ */
+async function smallUpload(
+  ctx: BenchContext,
+  target: 'ours' | 'reference',
+  opts: { agent: http.Agent; fields: [string, string][]; block: Buffer; filename: string },
+): Promise<number> {
+  const res = await streamUpload({
+    port: target === 'ours' ? ctx.port : ctx.reference.port,
+    path: target === 'ours' ? '/api/upload' : '/upload',
+    cookie: ctx.admin.cookie,
+    agent: opts.agent,
+    fields: opts.fields,
+    filename: opts.filename,
+    contentType: 'application/pdf',
+    size: opts.block.length,
+    block: opts.block,
+    timeoutMs: 30_000,
+  });
+  await checkedUpload(res, opts.block.length, target === 'reference');
+  return res.ms;
+}
+
 /** 3. Many small uploads from 8 keep-alive clients, in turn to the reference and to us. */
 async function smallUploads(ctx: BenchContext): Promise<void> {
   const fields = await uploadFields(ctx);
@@ -292,22 +320,7 @@ async function smallUploads(ctx: BenchContext): Promise<void> {
     const cpuBefore = cpuMsOf(server);
     const mainBefore = cpuMsOf(server, 'main');
     try {
-      const load = await runLoad(SMALL_UPLOAD.clients, SMALL_UPLOAD.maxCount, ctx.loadMs, async (n) => {
-        const res = await streamUpload({
-          port: target === 'ours' ? ctx.port : ctx.reference.port,
-          path: target === 'ours' ? '/api/upload' : '/upload',
-          cookie: ctx.admin.cookie,
-          agent,
-          fields,
-          filename: `small-${n}.pdf`,
-          contentType: 'application/pdf',
-          size: SMALL_UPLOAD.size,
-          block: small,
-          timeoutMs: 30_000,
-        });
-        await checkedUpload(res, SMALL_UPLOAD.size, target === 'reference');
-        return res.ms;
-      });
+      const load = await runLoad(SMALL_UPLOAD.clients, SMALL_UPLOAD.maxCount, ctx.loadMs, (n) => smallUpload(ctx, target, { agent, fields, block: small, filename: `small-${n}.pdf` }));
       const cpuPerUpload = (cpuMsOf(server) - cpuBefore) / load.count;
       const mainPerUpload = (cpuMsOf(server, 'main') - mainBefore) / load.count;
       return { rate: load.count / (load.elapsedMs / 1000), load, cpuPerUpload, mainPerUpload, probe: (await prober?.stop()) ?? { latencies: [] } };
@@ -353,6 +366,53 @@ async function smallUploads(ctx: BenchContext): Promise<void> {
   cpuRow('server main-thread CPU per upload', (r) => r.mainPerUpload, "the event loop's own user + system time (its thread in /proc), per upload");
   const probe = median(ours.map((o) => percentile(o.probe.latencies, 99)));
   ctx.report({ section: 'health', metric: '/healthz during small uploads', value: `p99 ${fmtMs(probe)}`, detail: fmtProbe(mid.probe) });
+}
+
+/**
+ * 3b. One client's small uploads on an idle service (issue 27: group commit must not add waiting
+ * when nothing else is in flight): one upload after another on one kept-alive connection, each
+ * round to the raw reference, then to us, a fixed count each so both p99s rank as many uploads.
+ */
+async function idleUploadLatency(ctx: BenchContext): Promise<void> {
+  const fields = await uploadFields(ctx);
+  const block = contentBlock(IDLE_UPLOAD.size);
+  const run = async (target: 'ours' | 'reference', round: number) => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const upload = (name: string) => smallUpload(ctx, target, { agent, fields, block, filename: `idle-${round}-${name}.pdf` });
+      // The first uploads open the connection and warm the code: start-up, not the idle path.
+      for (let i = 0; i < IDLE_UPLOAD.warmup; i++) await upload(`warmup-${i}`);
+      return (await runLoad(1, IDLE_UPLOAD.count, IDLE_UPLOAD.maxMs, (n) => upload(String(n)))).latencies;
+    } finally {
+      agent.destroy();
+    }
+  };
+  const ours: number[][] = [];
+  const refs: number[][] = [];
+  for (let round = 0; round < ctx.rounds; round++) {
+    ctx.step(`idle upload latency, round ${round + 1}: one client, ${IDLE_UPLOAD.count} × ${fmtBytes(IDLE_UPLOAD.size)} one after another, reference then ours`);
+    refs.push(await run('reference', round));
+    ours.push(await run('ours', round));
+  }
+  const counts = [...new Set([...ours, ...refs].map((l) => l.length))].join('/');
+  for (const p of [50, 99] as const) {
+    const mine = ours.map((l) => percentile(l, p));
+    const raw = refs.map((l) => percentile(l, p));
+    // Lower latency is better, so the ratio is raw / ours: higher is better, as the CPU rows' raw / ours.
+    const ratio = pairedRatio(raw, mine);
+    const goal = IDLE_UPLOAD.p99Goal;
+    ctx.report({
+      section: 'small uploads',
+      metric: `one client on an idle service: ${fmtBytes(IDLE_UPLOAD.size)} upload p${p}`,
+      value: fmtMs(median(mine)),
+      reference: fmtMs(median(raw)),
+      ratio,
+      goal: p === 99 ? { text: `p99 ≤ ${goal}× raw's (ratio raw/ours ≥ ${((1 / goal) * 100).toFixed(0)} %)`, met: ratio >= 1 / goal } : undefined,
+      detail:
+        `ours/raw ${(1 / ratio).toFixed(2)}×; rounds: ours ${mine.map((x) => x.toFixed(2)).join('/')}, raw ${raw.map((x) => x.toFixed(2)).join('/')} ms` +
+        (p === 99 ? `; ${counts} uploads a round after ${IDLE_UPLOAD.warmup} to warm up, one kept-alive connection` : `; max ours ${fmtMs(median(ours.map((l) => l.at(-1) ?? NaN)))}, raw ${fmtMs(median(refs.map((l) => l.at(-1) ?? NaN)))}`),
+    });
+  }
 }
 
 /** 4. GET /api/team with 10,001 users seeded straight into the database, against the earlier approach's in-memory sort. */
