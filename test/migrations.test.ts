@@ -301,7 +301,7 @@ test('019_comments: activity entries written before it are not internal, and eve
   }
 });
 
-test('022_webhook_events: deliveries queued before it keep their event, stored once, and are sent as they were written', async () => {
+test('022_webhook_events and 023_webhook_fan_out: deliveries queued before them keep their event, stored once, are not made again, and are sent as they were written', async () => {
   const made = await testConfig();
   const own = await openDatabase(made.config.database, silentLog);
   try {
@@ -336,6 +336,7 @@ test('022_webhook_events: deliveries queued before it keep their event, stored o
     const read = await ownStore.webhookDeliveries.events(events);
     for (const id of events) assert.deepEqual(read.get(id), { id, type: 'document.uploaded', payload: oldPayload, createdAt: now });
     assert.equal(needsDocuments(read.get(events[0]!)!.payload), false, 'sent with the documents it was written with');
+    assert.equal(await ownStore.transaction((store) => store.webhookDeliveries.fanOut(100, newId)), 0, '023_webhook_fan_out: their deliveries are made already, none is made again');
     // The endpoints' oldest first: the first event, one delivery per endpoint.
     const claimed = await ownStore.webhookDeliveries.claim('2026-03-01T10:00:01.000Z', '2026-03-01T10:05:00.000Z', 10);
     assert.deepEqual(claimed.map((d) => d.id).sort(), deliveries.slice(0, 2).sort());

@@ -42,7 +42,7 @@ async function register(client: Client, url: string, events: string[] = ['*']): 
 }
 
 const parsed = (r: Receiver) => r.received.map((x) => JSON.parse(x.body) as { id: string; type: string; createdAt: string; data: Record<string, any> }); // eslint-disable-line @typescript-eslint/no-explicit-any
-const count = async (table: 'webhooks' | 'webhook_deliveries') =>
+const count = async (table: 'webhooks' | 'webhook_events' | 'webhook_deliveries') =>
   Number((await svc.deps.database.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
 describe('who may manage webhooks, and bad input', () => {
@@ -223,6 +223,7 @@ describe('deliveries', () => {
     await register(admin.client, r.url);
     const project = await svc.createProject(admin.user.id);
     const before = await count('webhook_deliveries');
+    const eventsBefore = await count('webhook_events');
     await assert.rejects(
       svc.deps.store.transaction(async (store) => {
         await recordProjectActivity(store, { id: admin.user.id, role: 'ADMIN' } as never, project.id, 'PROJECT_UPDATED', { changed: ['name'] }, nowIso());
@@ -231,8 +232,39 @@ describe('deliveries', () => {
       /the change fails/,
     );
     assert.equal(await count('webhook_deliveries'), before);
+    assert.equal(await count('webhook_events'), eventsBefore);
     await new Promise((res) => setTimeout(res, 200));
     assert.equal(r.received.length, 0);
+  });
+
+  test('a change writes one event row, however many endpoints; the deliveries are made behind it, an endpoint deleted meanwhile skipped', async () => {
+    // A service whose dispatcher runs only when told, so the moment between the change and its deliveries can be looked at.
+    const idle = await startTestService({ env: { ...FAST, WEBHOOK_POLL_MS: '3600000' } });
+    try {
+      const { client } = await idle.signIn('ADMIN');
+      const db = idle.deps.database.db;
+      const rows = async (table: 'webhook_events' | 'webhook_deliveries') => Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const [kept, deleted] = [await receiver(), await receiver()];
+      const keptHook = await register(client, kept.url, ['project.created']);
+      const deletedHook = await register(client, deleted.url, ['project.created']);
+      await idle.deps.webhooks.round(); // the start's round may still be under way: nothing is pending
+      assert.equal((await client.post('/api/projects', { name: 'Fanned out behind the change' })).status, 201);
+      assert.equal(await rows('webhook_events'), 1);
+      assert.equal(await rows('webhook_deliveries'), 0, 'no delivery row in the change');
+      const event = await db.selectFrom('webhook_events').select(['id', 'endpoint_ids']).executeTakeFirstOrThrow();
+      assert.deepEqual((JSON.parse(event.endpoint_ids!) as string[]).sort(), [keptHook.id, deletedHook.id].sort(), 'the endpoints listening at the change');
+      await idle.deps.store.webhookDeliveries.deleteDelivered('9999-01-01T00:00:00.000Z');
+      assert.equal(await rows('webhook_events'), 1, 'pruning never takes an event whose deliveries are not made yet');
+      assert.equal((await client.request('DELETE', `/api/webhooks/${deletedHook.id}`)).status, 204);
+
+      await idle.deps.webhooks.round();
+      assert.deepEqual(parsed(kept).map((e) => e.id), [event.id]);
+      assert.deepEqual(await db.selectFrom('webhook_deliveries').select(['webhook_id', 'status']).where('event_id', '=', event.id).execute(), [{ webhook_id: keptHook.id, status: 'delivered' }]);
+      assert.equal((await db.selectFrom('webhook_events').select('endpoint_ids').executeTakeFirstOrThrow()).endpoint_ids, null, 'fanned out once');
+      assert.equal(deleted.received.length, 0);
+    } finally {
+      await idle.close();
+    }
   });
 
   test('secret rotation: the new secret is answered once; both sign during the overlap', async () => {

@@ -25,6 +25,7 @@ import { comments } from './migrations/019_comments.js';
 import { webhooks } from './migrations/020_webhooks.js';
 import { search } from './migrations/021_search.js';
 import { webhookEvents } from './migrations/022_webhook_events.js';
+import { webhookFanOut } from './migrations/023_webhook_fan_out.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -162,6 +163,7 @@ const migrations = (dialect: Dialect) => ({
   '020_webhooks': webhooks(dialect),
   '021_search': search(dialect),
   '022_webhook_events': webhookEvents(dialect),
+  '023_webhook_fan_out': webhookFanOut(),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));

@@ -323,6 +323,8 @@ export interface WebhookEventsTable {
   /** JSON: the event's data as the change saw it (webhooks/outbox.ts) */
   payload: ColumnType<unknown, string, string>;
   created_at: string;
+  /** JSON list of the endpoints the event goes to, until the dispatcher made their deliveries (migration 023); then null. */
+  endpoint_ids: string | null;
 }
 
 /** One event to deliver to one endpoint (migrations 020, 022): the durable outbox of webhooks/outbox.ts. */

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { DeliveryStatus, WebhookDelivery, WebhookEvent } from '../domain/webhooks.js';
 import type { DB, Dialect } from './index.js';
 import { reusable } from './reusable.js';
@@ -6,8 +6,8 @@ import type { WebhookDeliveriesTable } from './schema.js';
 
 /** What every change with a listening endpoint writes in its transaction, compiled once (reusable.ts). */
 const hot = {
-  event: reusable((db, id: string, type: string, payload: string, createdAt: string) =>
-    db.insertInto('webhook_events').values({ id, event_type: type, payload, created_at: createdAt }),
+  event: reusable((db, id: string, type: string, payload: string, createdAt: string, endpointIds: string | null) =>
+    db.insertInto('webhook_events').values({ id, event_type: type, payload, created_at: createdAt, endpoint_ids: endpointIds }),
   ),
   delivery: reusable((db, id: string, webhookId: string, eventId: string, type: string, createdAt: string) =>
     db.insertInto('webhook_deliveries').values({
@@ -54,18 +54,56 @@ export interface AttemptOutcome {
   excerpt: string | null;
 }
 
+/** Any number the instances share: the PostgreSQL advisory lock a fan-out holds (see fanOut). */
+const FAN_OUT_LOCK = 0x5745_4248; // "WEBH"
+
 /**
- * The webhook outbox (migrations 020, 022): each event written once (webhook_events) and a delivery
- * per endpoint, in the change's transaction; claimed by dispatchers one endpoint at a time, in order.
+ * The webhook outbox (migrations 020, 022, 023): each event written once (webhook_events) in the
+ * change's transaction, with the endpoints it goes to; a delivery per endpoint made behind it, in
+ * event order (fanOut); claimed by dispatchers one endpoint at a time, in order.
  */
 export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
+  const insertDelivery = (id: string, webhookId: string, event: { id: string; type: string; createdAt: string }) =>
+    db.executeQuery(hot.delivery(db, dialect, id, webhookId, event.id, event.type, event.createdAt));
   return {
-    /** An event and its deliveries (at least one: an event nobody is sent is not kept). */
+    /** A change's event, for these endpoints (at least one: an event nobody is sent is not kept); fanOut makes their deliveries. */
+    async queueEvent(event: WebhookEvent, endpointIds: readonly string[]): Promise<void> {
+      if (!endpointIds.length) return;
+      await db.executeQuery(hot.event(db, dialect, event.id, event.type, JSON.stringify(event.payload), event.createdAt, JSON.stringify(endpointIds)));
+    },
+
+    /** An event and its deliveries at once (a test event: its delivery's id is answered). */
     async queue(event: WebhookEvent, deliveries: NewDelivery[]): Promise<void> {
       if (!deliveries.length) return;
-      await db.executeQuery(hot.event(db, dialect, event.id, event.type, JSON.stringify(event.payload), event.createdAt));
-      // A statement per delivery: the same text each time, whatever the number of endpoints.
-      for (const r of deliveries) await db.executeQuery(hot.delivery(db, dialect, r.id, r.webhookId, event.id, event.type, event.createdAt));
+      await db.executeQuery(hot.event(db, dialect, event.id, event.type, JSON.stringify(event.payload), event.createdAt, null));
+      for (const r of deliveries) await insertDelivery(r.id, r.webhookId, event);
+    },
+
+    /**
+     * Makes the deliveries of up to `limit` events still to fan out, oldest first, and marks them
+     * done; the number of events. Run it in a transaction. A delivery's id (`newId`, time-ordered)
+     * is its place in its endpoint's queue, so events are fanned out one batch at a time, in order:
+     * on PostgreSQL under an advisory lock the instances share (events commit in their ids' order:
+     * each is written after its change's entry in the event log, under that log's lock). An endpoint
+     * deleted since is skipped; one switched off gets its delivery, pending until it is back on.
+     */
+    async fanOut(limit: number, newId: () => string): Promise<number> {
+      if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${FAN_OUT_LOCK})`.execute(db);
+      const events = await db
+        .selectFrom('webhook_events')
+        .select(['id', 'event_type', 'created_at', 'endpoint_ids'])
+        .where('endpoint_ids', 'is not', null)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      if (!events.length) return 0;
+      const wanted = events.map((e) => JSON.parse(e.endpoint_ids!) as string[]);
+      const existing = new Set((await db.selectFrom('webhooks').select('id').where('id', 'in', [...new Set(wanted.flat())]).execute()).map((w) => w.id));
+      for (const [i, e] of events.entries()) {
+        for (const webhookId of wanted[i]!) if (existing.has(webhookId)) await insertDelivery(newId(), webhookId, { id: e.id, type: e.event_type, createdAt: e.created_at });
+      }
+      await db.updateTable('webhook_events').set({ endpoint_ids: null }).where('id', 'in', events.map((e) => e.id)).execute();
+      return events.length;
     },
 
     /** The events these deliveries send, by id. */
@@ -177,9 +215,12 @@ export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
         .groupBy(['webhook_id', 'status'])
         .execute();
       const oldest = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.min('created_at').as('oldest')).where('status', '=', 'pending').executeTakeFirst();
+      // An event not fanned out yet is pending too (its deliveries are not made yet).
+      const unmade = await db.selectFrom('webhook_events').select('created_at').where('endpoint_ids', 'is not', null).orderBy('id').limit(1).executeTakeFirst();
+      const times = [oldest?.oldest as string | null | undefined, unmade?.created_at].filter((t): t is string => typeof t === 'string');
       return {
         counts: counts.map((c) => ({ webhookId: c.webhook_id, status: c.status, n: Number(c.n) })),
-        oldestPendingAt: (oldest?.oldest as string | null | undefined) ?? null,
+        oldestPendingAt: times.length ? times.reduce((a, b) => (Date.parse(a) <= Date.parse(b) ? a : b)) : null,
       };
     },
 
@@ -189,6 +230,7 @@ export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
       await db
         .deleteFrom('webhook_events')
         .where('created_at', '<', before)
+        .where('endpoint_ids', 'is', null)
         .where((w) => w.not(w.exists(w.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'webhook_events.id'))))
         .execute();
     },

@@ -17,11 +17,15 @@ import { signatureHeader } from './signature.js';
  */
 const BUSY_LOOP_SHARE = 0.03;
 
+/** Events whose deliveries one step makes (fanOut): a burst's backlog in a few statements' worth of turns. */
+const FAN_OUT_BATCH = 200;
+
 /** A claim outlives any attempt (bounded by WEBHOOK_TIMEOUT_MS, at most a minute) with room to record it. */
 const LEASE_MS = 3 * 60_000;
 
 /**
- * Delivers the webhook outbox (the `webhook dispatch` job, jobs.ts). A round claims due deliveries
+ * Delivers the webhook outbox (the `webhook dispatch` job, jobs.ts). Before each claim it makes the
+ * deliveries of the events changes wrote since (fanOut: a change writes only its event). A round claims due deliveries
  * (db/webhook-deliveries.ts claim: of each endpoint only its oldest pending one, SKIP LOCKED on
  * PostgreSQL, so instances never deliver the same one nor overtake an earlier one), sends each
  * on its own (a slow endpoint holds only its own queue), and claims again as each ends; the round
@@ -36,7 +40,7 @@ export class WebhookDispatcher {
 
   constructor(
     private readonly store: Store,
-    private readonly config: Pick<Config, 'webhooks' | 'timeZone' | 'documentAccess' | 'publicUrl'>,
+    private readonly config: Pick<Config, 'webhooks' | 'timeZone' | 'documentAccess' | 'publicUrl' | 'database'>,
     private readonly log: Log,
   ) {
     this.#bodies = new EventBodies(store, config, (ms) => this.#share.spent(ms));
@@ -53,6 +57,7 @@ export class WebhookDispatcher {
       for (;;) {
         if (!signal?.aborted && inFlight.size < this.config.webhooks.concurrency) await this.#share.turn(signal);
         if (!signal?.aborted && inFlight.size < this.config.webhooks.concurrency) {
+          await this.#fanOut();
           const now = Date.now();
           const claimed = await this.store.webhookDeliveries.claim(new Date(now).toISOString(), new Date(now + LEASE_MS).toISOString(), this.config.webhooks.concurrency - inFlight.size);
           // One read of the claim's endpoints and of the events whose bodies are not made yet.
@@ -85,6 +90,14 @@ export class WebhookDispatcher {
     } finally {
       await Promise.allSettled([...inFlight]);
     }
+  }
+
+  /** Makes the deliveries of the events written since (db/webhook-deliveries.ts, fanOut), a batch at a time. */
+  async #fanOut(): Promise<void> {
+    const started = performance.now();
+    await this.store.transaction((store) => store.webhookDeliveries.fanOut(FAN_OUT_BATCH, newId));
+    // On SQLite the statements run on the event loop; PostgreSQL's wait is not the loop's.
+    if (this.config.database.dialect === 'sqlite') this.#share.spent(performance.now() - started);
   }
 
   async #deliver(d: WebhookDelivery, webhook: Webhook | undefined, event: WebhookEvent | undefined): Promise<void> {

@@ -38,9 +38,10 @@ export interface TestEventPayload {
 }
 
 /**
- * Writes the change's event once and a delivery of it for every active endpoint listening, in the
- * caller's transaction (actions/record-activity.ts calls it with the activity entry): an event
- * exists exactly when its change does. Nothing is read when no endpoint listens.
+ * Writes the change's event once, naming every active endpoint listening, in the caller's
+ * transaction (actions/record-activity.ts calls it with the activity entry): an event exists
+ * exactly when its change does. Its deliveries are made behind it, by the dispatcher (fanOut), so a
+ * change writes one row whatever the number of endpoints. Nothing is read when no endpoint listens.
  */
 export async function queueWebhookEvent(
   store: Store,
@@ -61,9 +62,9 @@ export async function queueWebhookEvent(
     ...(change.concerned?.fileId ? { fileId: change.concerned.fileId } : {}),
     ...(change.concerned?.data ? { data: change.concerned.data } : {}),
   };
-  await store.webhookDeliveries.queue(
+  await store.webhookDeliveries.queueEvent(
     { id: newId(), type, payload, createdAt: change.at },
-    endpoints.map((w) => ({ id: newId(), webhookId: w.id })),
+    endpoints.map((w) => w.id),
   );
 }
 
