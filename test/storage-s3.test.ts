@@ -199,7 +199,7 @@ describe('never an overwrite', () => {
     assert.deepEqual((await s3.get(keyOf(body.url))).bytes, data);
   });
 
-  // Past the size a file is held in memory (1 MiB), the body is read into the refused write.
+  // Past the size a file is held in memory (256 KiB), the body is read into the refused write.
   for (const { label, size } of [
     { label: 'one PUT', size: 2 * MiB },
     { label: 'multipart', size: 6 * MiB },
