@@ -98,7 +98,10 @@ export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
         .execute();
       if (!events.length) return 0;
       const wanted = events.map((e) => JSON.parse(e.endpoint_ids!) as string[]);
-      const existing = new Set((await db.selectFrom('webhooks').select('id').where('id', 'in', [...new Set(wanted.flat())]).execute()).map((w) => w.id));
+      // PostgreSQL: the endpoints found are held (FOR KEY SHARE) so a deletion waits for this batch instead of failing it.
+      const existing = new Set(
+        (await db.selectFrom('webhooks').select('id').where('id', 'in', [...new Set(wanted.flat())]).$if(dialect === 'postgres', (q) => q.forKeyShare()).execute()).map((w) => w.id),
+      );
       for (const [i, e] of events.entries()) {
         for (const webhookId of wanted[i]!) if (existing.has(webhookId)) await insertDelivery(newId(), webhookId, { id: e.id, type: e.event_type, createdAt: e.created_at });
       }
