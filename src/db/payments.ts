@@ -5,15 +5,17 @@ import { reusable } from './reusable.js';
 import { toPayment } from './rows.js';
 
 /**
- * One project's payments and their sum, read with every change's webhook event and every project
- * page: compiled once (reusable.ts). PostgreSQL's sum of a bigint is a numeric, answered as text:
- * cast back to bigint (read as a number, db/index.ts); each sum is at most MAX_AMOUNT (domain/money.ts), so exact.
+ * The sum of payments. Each sum is at most MAX_AMOUNT (domain/money.ts), so exact as a number;
+ * PostgreSQL's sum of a bigint is a numeric, answered as text: cast back to bigint (read as a number, db/index.ts).
  */
+const paidSum = sql<number | null>`cast(sum(amount) as bigint)`;
+
+/** One project's payments and their sum, read with every change's webhook event and every project page: compiled once (reusable.ts). */
 const hot = {
   list: reusable((db, projectId: string) =>
     db.selectFrom('payments').selectAll().where('project_id', '=', projectId).orderBy('received_on', 'desc').orderBy('created_at', 'desc').orderBy('id', 'desc'),
   ),
-  paid: reusable((db, projectId: string) => db.selectFrom('payments').select(sql<number | null>`cast(sum(amount) as bigint)`.as('paid')).where('project_id', '=', projectId)),
+  paid: reusable((db, projectId: string) => db.selectFrom('payments').select(paidSum.as('paid')).where('project_id', '=', projectId)),
 };
 
 /** Payments received for projects (migration 015). Who may see them is the project's rule: callers read them for a project they may see. */
@@ -43,17 +45,13 @@ export function paymentsRepo(db: DB, dialect: Dialect) {
     async paidOf(projectId: string): Promise<number> {
       return Number((await db.executeQuery(hot.paid(db, dialect, projectId))).rows[0]?.paid ?? 0);
     },
-    /**
-     * The sum of each project's payments; a project without any is missing from the map. Each sum
-     * is at most MAX_AMOUNT (domain/money.ts), so exact as a number; PostgreSQL's sum of a bigint is
-     * a numeric, answered as text: cast back to bigint (read as a number, db/index.ts).
-     */
+    /** The sum of each project's payments (paidSum); a project without any is missing from the map. */
     async paidFor(projectIds: readonly string[]): Promise<Map<string, number>> {
       const paid = new Map<string, number>();
       if (!projectIds.length) return paid;
       const rows = await db
         .selectFrom('payments')
-        .select(['project_id', sql<number>`cast(sum(amount) as bigint)`.as('paid')])
+        .select(['project_id', paidSum.as('paid')])
         .where('project_id', 'in', projectIds)
         .groupBy('project_id')
         .execute();

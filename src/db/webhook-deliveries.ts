@@ -9,19 +9,10 @@ const hot = {
   event: reusable((db, id: string, type: string, payload: string, createdAt: string, endpointIds: string | null) =>
     db.insertInto('webhook_events').values({ id, event_type: type, payload, created_at: createdAt, endpoint_ids: endpointIds }),
   ),
-  delivery: reusable((db, id: string, webhookId: string, eventId: string, type: string, createdAt: string) =>
-    db.insertInto('webhook_deliveries').values({
-      id,
-      webhook_id: webhookId,
-      event_id: eventId,
-      event_type: type,
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: createdAt,
-      created_at: createdAt,
-    }),
-  ),
 };
+
+/** Rows per insert when deliveries are made: well under SQLite's and PostgreSQL's limits on bound parameters. */
+const DELIVERIES_PER_INSERT = 500;
 
 const parseJson = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : v);
 
@@ -63,8 +54,26 @@ const FAN_OUT_LOCK = 0x5745_4248; // "WEBH"
  * event order (fanOut); claimed by dispatchers one endpoint at a time, in order.
  */
 export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
-  const insertDelivery = (id: string, webhookId: string, event: { id: string; type: string; createdAt: string }) =>
-    db.executeQuery(hot.delivery(db, dialect, id, webhookId, event.id, event.type, event.createdAt));
+  /** Pending deliveries, due at once, a few hundred rows to a statement. */
+  const insertDeliveries = async (rows: { id: string; webhookId: string; event: { id: string; type: string; createdAt: string } }[]) => {
+    for (let at = 0; at < rows.length; at += DELIVERIES_PER_INSERT) {
+      await db
+        .insertInto('webhook_deliveries')
+        .values(
+          rows.slice(at, at + DELIVERIES_PER_INSERT).map(({ id, webhookId, event }) => ({
+            id,
+            webhook_id: webhookId,
+            event_id: event.id,
+            event_type: event.type,
+            status: 'pending',
+            attempts: 0,
+            next_attempt_at: event.createdAt,
+            created_at: event.createdAt,
+          })),
+        )
+        .execute();
+    }
+  };
   return {
     /** A change's event, for these endpoints (at least one: an event nobody is sent is not kept); fanOut makes their deliveries. */
     async queueEvent(event: WebhookEvent, endpointIds: readonly string[]): Promise<void> {
@@ -76,7 +85,12 @@ export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
     async queue(event: WebhookEvent, deliveries: NewDelivery[]): Promise<void> {
       if (!deliveries.length) return;
       await db.executeQuery(hot.event(db, dialect, event.id, event.type, JSON.stringify(event.payload), event.createdAt, null));
-      for (const r of deliveries) await insertDelivery(r.id, r.webhookId, event);
+      await insertDeliveries(deliveries.map((r) => ({ ...r, event })));
+    },
+
+    /** Whether an event waits for its deliveries to be made (fanOut): one row of a partial index, no lock. */
+    async anyToFanOut(): Promise<boolean> {
+      return (await db.selectFrom('webhook_events').select('id').where('endpoint_ids', 'is not', null).limit(1).executeTakeFirst()) !== undefined;
     },
 
     /**
@@ -102,9 +116,11 @@ export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
       const existing = new Set(
         (await db.selectFrom('webhooks').select('id').where('id', 'in', [...new Set(wanted.flat())]).$if(dialect === 'postgres', (q) => q.forKeyShare()).execute()).map((w) => w.id),
       );
-      for (const [i, e] of events.entries()) {
-        for (const webhookId of wanted[i]!) if (existing.has(webhookId)) await insertDelivery(newId(), webhookId, { id: e.id, type: e.event_type, createdAt: e.created_at });
-      }
+      // In event order, so the ids (newId, time-ordered) keep each endpoint's queue in that order.
+      const rows = events.flatMap((e, i) =>
+        wanted[i]!.filter((webhookId) => existing.has(webhookId)).map((webhookId) => ({ id: newId(), webhookId, event: { id: e.id, type: e.event_type, createdAt: e.created_at } })),
+      );
+      await insertDeliveries(rows);
       await db.updateTable('webhook_events').set({ endpoint_ids: null }).where('id', 'in', events.map((e) => e.id)).execute();
       return events.length;
     },

@@ -29,8 +29,9 @@ export function registerBodyTimeouts(app: FastifyInstance, limits: BodyTimeouts 
   app.addHook('onRequest', async (req, reply) => {
     const raw = req.raw;
     if (raw.complete || !hasBody(raw.headers)) return;
-    const expire = (message: string) => () => timeOut(req, reply, message, req.routeOptions.config?.streamedBody === true);
-    if (req.routeOptions.config?.streamedBody) {
+    const streamed = req.routeOptions.config?.streamedBody === true;
+    const expire = (message: string) => () => timeOut(req, reply, message, streamed);
+    if (streamed) {
       // The socket's idle timer: the HTTP parser refreshes it on every byte received.
       const onIdle = expire(`No data received for ${limits.uploadIdleTimeoutMs} ms`);
       raw.setTimeout(limits.uploadIdleTimeoutMs, onIdle);

@@ -95,7 +95,8 @@ export class WebhookDispatcher {
   /** Makes the deliveries of the events written since (db/webhook-deliveries.ts, fanOut), a batch at a time. */
   async #fanOut(): Promise<void> {
     const started = performance.now();
-    await this.store.transaction((store) => store.webhookDeliveries.fanOut(FAN_OUT_BATCH, newId));
+    // Most turns find nothing to fan out: no transaction (nor, on PostgreSQL, the instances' shared lock) for them.
+    if (await this.store.webhookDeliveries.anyToFanOut()) await this.store.transaction((store) => store.webhookDeliveries.fanOut(FAN_OUT_BATCH, newId));
     // On SQLite the statements run on the event loop; PostgreSQL's wait is not the loop's.
     if (this.config.database.dialect === 'sqlite') this.#share.spent(performance.now() - started);
   }
