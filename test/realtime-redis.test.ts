@@ -165,6 +165,36 @@ describe('REALTIME_DRIVER=redis, one instance', { skip: noRedis }, () => {
       assert.equal(restored.length, 2);
     });
   });
+  describe('Redis cut off while a stream is open', () => {
+    let proxy: TcpProxy;
+    let svc: TestService;
+
+    before(async () => {
+      const made = await redisProxy();
+      proxy = made.proxy;
+      // The sweep that ends lost sessions' streams is far away: only the signal itself can end the stream in time.
+      svc = await startTestService({ env: { ...redisEnv(made.url), REALTIME_SESSION_SWEEP_MS: '600000' } });
+    });
+    after(async () => {
+      await svc?.close();
+      await proxy?.close();
+    });
+
+    test("a sign-out on this instance ends the session's open stream at once, though Redis cannot carry the signal", async () => {
+      const { email, password } = await svc.createUser({ role: 'POC' });
+      const tab = await svc.login(email, password);
+      const stream = await openEventStream(tab);
+      try {
+        proxy.cut();
+        assert.equal((await tab.post('/api/auth/logout')).status, 204);
+        assert.deepEqual((await stream.end(2000)).at(-1), { id: '', event: 'session-ended', data: { reason: 'signed-out' } });
+      } finally {
+        stream.close();
+        proxy.restore();
+      }
+    });
+  });
+
   describe('Redis silent (a network partition), then back', () => {
     let proxy: TcpProxy;
     let svc: TestService;

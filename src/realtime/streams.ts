@@ -5,6 +5,7 @@ import type { Log } from '../logger.js';
 import { type Viewer, maySeeEntry, seesEverything, viewerOf } from '../domain/visibility.js';
 import { randomBytes } from 'node:crypto';
 import { EventIds } from './event-ids.js';
+import { onLocalSignal } from './index.js';
 import { eventId, positionOf, replayStart, seqOfEvent } from './scope.js';
 import { CHANNELS, type Channel, END_REASONS, type EndReason, EVENTS, type RealtimeBroker, type RealtimeMessage, SESSIONS_CHANNEL, type SessionsEnded } from './types.js';
 
@@ -124,7 +125,10 @@ export class StreamHub {
     const secret = await this.store.secrets.getOrCreate(EVENT_ID_SECRET, () => randomBytes(32).toString('base64'));
     this.#ids = new EventIds(Buffer.from(secret, 'base64'));
     this.#seq = await this.store.activity.latestSeq();
-    this.#unsubscribe = this.broker.subscribe((m) => this.#receive(m));
+    // This instance's own signals reach its streams at once, even when the transport cannot carry
+    // them (Redis down): the transport's copy that may follow finds them ended already.
+    const unsubscribe = [this.broker.subscribe((m) => this.#receive(m)), onLocalSignal(this.broker, (m) => this.#receive(m))];
+    this.#unsubscribe = () => unsubscribe.forEach((u) => u());
     const every = (ms: number, fn: () => void) => {
       const t = setInterval(fn, ms);
       t.unref();
