@@ -31,3 +31,21 @@ test('todayIso is the local calendar date', () => {
   assert.equal(todayIso(new Date(2026, 0, 5, 23, 59)), '2026-01-05');
   assert.equal(todayIso(new Date(2026, 11, 31, 0, 0)), '2026-12-31');
 });
+
+test('uploadBlocker names the true reason: someone who does not own the project is told so, whatever its state (issue 33 item 1)', async () => {
+  const { isOwnershipRefusal, uploadBlocker } = await import('../web/src/format.js');
+  const notYours = 'You can only upload files to your own projects';
+  const dispatched = { status: 'DISPATCHED', approval: null, piStatus: 'VERIFIED' } as const;
+  const cases: [Parameters<typeof uploadBlocker>, string | null][] = [
+    [[dispatched, 'CHALLAN', false, notYours], notYours],
+    [[dispatched, 'PO', false, notYours], notYours],
+    [[{ status: 'REQUESTED', approval: null, piStatus: 'PENDING' }, 'INVOICE', false, notYours], notYours],
+    [[dispatched, 'CHALLAN', false, null], null],
+    [[{ status: 'PRINTING', approval: null, piStatus: 'VERIFIED' }, 'CHALLAN', false, 'Challan can only be uploaded after dispatch'], 'A challan can be added once the project is dispatched (now: printing).'],
+    [[{ status: 'CANCELLED', approval: null, piStatus: 'VERIFIED' }, 'PO', true, 'PO can only be uploaded after project approval'], 'The project is cancelled: no documents can be added.'],
+  ];
+  for (const [args, expected] of cases) assert.equal(uploadBlocker(...args), expected, JSON.stringify(args));
+  assert.equal(isOwnershipRefusal(notYours), true);
+  assert.equal(isOwnershipRefusal('Challan can only be uploaded after dispatch'), false);
+  assert.equal(isOwnershipRefusal(null), false);
+});

@@ -101,12 +101,20 @@ export const personName = (id: string | null, name: string | null, me: { id: str
 export const activityLabel = (action: string) => (isActivityAction(action) ? ACTIVITY_LABELS[action] : action.toLowerCase().replace(/_/g, ' '));
 
 /**
+ * The API's refusal of an upload by someone who does not own the project (specification 4.1 check 4,
+ * its exact message): not a matter of time, so the upload card is not shown to them at all.
+ */
+export const isOwnershipRefusal = (reason: string | null): boolean => reason !== null && /^You can only upload files to your own projects/.test(reason);
+
+/**
  * Why a document cannot be uploaded now, naming what actually stands in the way (the API's own
  * message names only the first rule that fails, which for a cancelled project is "after approval").
  * null when nothing does.
  */
 export function uploadBlocker(p: Pick<Project, 'status' | 'approval' | 'piStatus'>, type: DocumentType, isAdmin: boolean, apiReason: string | null): string | null {
   if (apiReason === null) return null;
+  // Someone who sees the project but does not own it (a customer's person): that is the reason, whatever the project's state.
+  if (isOwnershipRefusal(apiReason)) return apiReason;
   if (p.status === 'CANCELLED') return 'The project is cancelled: no documents can be added.';
   if (!isAdmin && p.status === 'REQUESTED') {
     return p.approval?.status === 'REJECTED' ? 'The project was rejected: correct it and ask for approval again.' : 'The project is waiting for an admin’s approval.';

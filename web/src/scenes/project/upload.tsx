@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type DragEvent, type FormEvent, useEffect, useRef, useState } from 'react';
 import { ApiError, DOCUMENT_TYPES, type DocumentType, type FileUpload, type ProjectDetail, type Upload, sha256OfFile, uploadDocument } from '../../api';
-import { DOCUMENT_AS, DOCUMENT_LABELS, STAGE_LABELS, formatBytes, formatDateTime, stageOf, uploadBlocker } from '../../format';
+import { DOCUMENT_AS, DOCUMENT_LABELS, STAGE_LABELS, formatBytes, formatDateTime, isOwnershipRefusal, stageOf, uploadBlocker } from '../../format';
 import { useSession } from '../../session';
 
 /** The first document of the project with these bytes, if any. */
@@ -113,6 +113,8 @@ export function UploadArea({ project: p, replacing }: { project: ProjectDetail; 
   };
 
   const percent = progress && progress.total ? Math.round((progress.loaded / progress.total) * 100) : 0;
+  // Only those who may upload see the card: the API refuses everyone else by ownership, for every type.
+  if (DOCUMENT_TYPES.every((t) => isOwnershipRefusal(p.uploads[t]))) return null;
 
   return (
     <section className="card" aria-labelledby="upload-title">
