@@ -4,6 +4,7 @@ import { type Page, request } from '../../api';
 import { ErrorMessage, Field, PageTitle, QueryError } from '../../components';
 import { formatDateTime } from '../../format';
 import { useUser } from '../../session';
+import './webhooks.css';
 import { WEBHOOK_EVENT_TYPES } from '../../../../src/domain/webhook-events';
 import type { presentDelivery, presentWebhook, presentWebhookWithSecret } from '../../../../src/presenters/webhooks';
 
@@ -111,18 +112,22 @@ function NewWebhookForm({ onCreated }: { onCreated: (w: WebhookWithSecret) => vo
         <Field label="Description">
           {(props) => <input {...props} name="description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={500} />}
         </Field>
-        <fieldset>
+        <fieldset className="event-choices">
           <legend>Events</legend>
-          {['*', ...WEBHOOK_EVENT_TYPES].map((e) => (
-            <label key={e} className="checkbox">
-              <input type="checkbox" name="events" value={e} checked={events.includes(e)} onChange={() => toggle(e)} /> {e === '*' ? 'All events' : e}
-            </label>
-          ))}
+          <div className="choices">
+            {['*', ...WEBHOOK_EVENT_TYPES].map((e) => (
+              <label key={e} className={e === '*' ? 'checkbox all-events' : 'checkbox'}>
+                <input type="checkbox" name="events" value={e} checked={events.includes(e)} onChange={() => toggle(e)} /> {e === '*' ? 'All events' : <span className="event-name">{e}</span>}
+              </label>
+            ))}
+          </div>
         </fieldset>
         <ErrorMessage error={create.error} />
-        <button type="submit" aria-disabled={create.isPending}>
-          Add webhook
-        </button>
+        <div className="form-actions">
+          <button type="submit" className="primary" aria-disabled={create.isPending}>
+            Add webhook
+          </button>
+        </div>
       </form>
     </section>
   );
