@@ -235,7 +235,7 @@ else
         await pi.getByRole('button', { name: 'Submit the PI' }).click();
         await pi.locator('.field-error').waitFor();
         assert.match(await descriptionOf(pi.getByLabel('Amount')), /Amount has its commas in the wrong places: write 1,75,230 or 175,230 or 175230/);
-        await screenshot(admin, 'edges-amount-refused-1280');
+        await admin.getByRole('region', { name: 'What you can do now' }).screenshot({ path: path.join(SCREENSHOTS, 'edges-amount-refused-1280.png') });
         await pi.getByLabel('Amount').fill('1,75,230');
         await pi.getByRole('button', { name: 'Submit the PI' }).click();
         await admin.getByTestId('project-pi-figures').filter({ hasText: 'PI-77: ₹1,75,230.00' }).waitFor();
@@ -254,8 +254,7 @@ else
         await pay.getByRole('button', { name: 'Record the payment' }).click();
         await pay.locator('.field-error').waitFor();
         assert.match(await descriptionOf(pay.getByLabel('Amount')), /commas in the wrong places/);
-        await pay.scrollIntoViewIfNeeded();
-        await screenshot(admin, 'edges-amount-refused-390');
+        await admin.getByTestId('payments').screenshot({ path: path.join(SCREENSHOTS, 'edges-amount-refused-390.png') });
       } finally {
         await admin.context().close();
       }

@@ -4,6 +4,13 @@ import { type JobFields, type Project, api } from '../api';
 import { Field, placeError } from './index';
 import { formatNumber } from '../format';
 import { ITEMS, ITEM_MAX_LENGTH, MAX_LENGTH } from '../../../src/domain/limits';
+import { parseWhole } from '../numbers';
+
+/** The quantity as sent (jobRefusals has refused anything else before). */
+const quantityOf = (text: string) => {
+  const q = parseWhole(text);
+  return 'value' in q ? q.value : Number.NaN;
+};
 
 /** A job line as the form holds it: every field text, the quantity too, until sent. */
 export interface LineValues {
@@ -50,17 +57,16 @@ export const jobValuesOf = (p?: Project): JobValues => ({
 
 /**
  * What the form refuses before sending, keyed like the API's fields ("items.2.quantity"): a line
- * without a description, a quantity that is not a whole number from 1 to 10,000,000.
+ * without a description, a quantity that is not a whole number from 1 to 10,000,000 (typed with
+ * grouping commas or without: "20,000", "2,00,000").
  */
 export function jobRefusals(v: JobValues): Record<string, string> {
   const refusals: Record<string, string> = {};
   v.items.forEach((l, at) => {
     if (!l.description.trim()) refusals[`items.${at}.description`] = `Line ${at + 1} description is required`;
-    if (!/^\d+$/.test(l.quantity.trim())) refusals[`items.${at}.quantity`] = `Line ${at + 1} quantity must be a whole number`;
-    else {
-      const q = Number(l.quantity.trim());
-      if (q < ITEMS.minQuantity || q > ITEMS.maxQuantity) refusals[`items.${at}.quantity`] = `Line ${at + 1} quantity must be from ${ITEMS.minQuantity} to ${formatNumber(ITEMS.maxQuantity)}`;
-    }
+    const q = parseWhole(l.quantity);
+    if ('refusal' in q) refusals[`items.${at}.quantity`] = `Line ${at + 1} quantity ${q.refusal}`;
+    else if (q.value < ITEMS.minQuantity || q.value > ITEMS.maxQuantity) refusals[`items.${at}.quantity`] = `Line ${at + 1} quantity must be from ${ITEMS.minQuantity} to ${formatNumber(ITEMS.maxQuantity)}`;
   });
   return refusals;
 }
@@ -75,7 +81,7 @@ export function jobBody(v: JobValues): JobFields {
     items: v.items.map((l) => ({
       ...(l.id ? { id: l.id } : {}),
       description: l.description,
-      quantity: Number(l.quantity.trim()),
+      quantity: quantityOf(l.quantity),
       unit: l.unit.trim() || ITEMS.defaultUnit,
       ...Object.fromEntries(OPTIONAL_LINE_FIELDS.map((f) => [f, l[f].trim() || null])),
     })),

@@ -4,7 +4,8 @@ import { ApiError, type ProjectAction, type ProjectDetail, api } from '../../api
 import { ErrorMessage, Field, FormActions, placeError } from '../../components';
 import { ACTION_LABELS, PI_LABELS, STAGE_LABELS, stageOf } from '../../format';
 import { MAX_LENGTH } from '../../../../src/domain/limits';
-import { isCurrencyCode, minorDigits, parseMajor } from '../../../../src/domain/money';
+import { isCurrencyCode } from '../../../../src/domain/money';
+import { parseAmount } from '../../numbers';
 
 const DONE: Record<ProjectAction, string> = {
   approve: 'The project is approved.',
@@ -169,11 +170,9 @@ function SubmitPiForm({ project: p, note, onDone, onCancel }: { project: Project
     const errors: Record<string, string> = {};
     if (!values.number.trim()) errors.number = 'PI number is required';
     if (!isCurrencyCode(currency)) errors.currency = 'Currency must be an ISO 4217 code, such as INR';
-    const amount = isCurrencyCode(currency) ? parseMajor(values.amount, currency) : null;
-    if (isCurrencyCode(currency) && (amount === null || amount < 1)) {
-      const digits = minorDigits(currency);
-      errors.amount = digits ? `Amount must be a number more than 0, with at most ${digits} digits after the dot` : 'Amount must be a whole number more than 0';
-    }
+    const parsed = isCurrencyCode(currency) ? parseAmount(values.amount, currency) : null;
+    const amount = parsed && 'value' in parsed ? parsed.value : null;
+    if (parsed && 'refusal' in parsed) errors.amount = `Amount ${parsed.refusal}`;
     setFieldErrors(errors);
     if (Object.keys(errors).length || amount === null || send.isPending) return;
     send.mutate({ number: values.number.trim(), amount, currency, ...(values.validUntil ? { validUntil: values.validUntil } : {}), note });
@@ -183,7 +182,7 @@ function SubmitPiForm({ project: p, note, onDone, onCancel }: { project: Project
       <Field label="PI number" error={fieldErrors.number}>
         {(props) => <input {...props} value={values.number} onChange={set('number')} maxLength={MAX_LENGTH.number} autoComplete="off" />}
       </Field>
-      <Field label="Amount" error={fieldErrors.amount} hint="In rupees (or the currency's major units), e.g. 125000.50">
+      <Field label="Amount" error={fieldErrors.amount} hint="In rupees (or the currency's major units), e.g. 1,25,000.50">
         {(props) => <input {...props} value={values.amount} onChange={set('amount')} inputMode="decimal" autoComplete="off" />}
       </Field>
       <Field label="Currency" error={fieldErrors.currency}>

@@ -3,8 +3,8 @@ import { type FormEvent, useState } from 'react';
 import { type ProjectDetail, api } from '../../api';
 import { ErrorMessage, Field, FormActions, placeError } from '../../components';
 import { formatDay, formatMoney, todayIso } from '../../format';
+import { parseAmount } from '../../numbers';
 import { useUser } from '../../session';
-import { minorDigits, parseMajor } from '../../../../src/domain/money';
 
 /** The payments received (newest first) with what is paid and the balance; for ADMINs, "Record a payment". */
 export function Payments({ project: p }: { project: ProjectDetail }) {
@@ -96,11 +96,9 @@ function PaymentForm({ project: p, currency, onDone, onCancel }: { project: Proj
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const errors: Record<string, string> = {};
-    const amount = parseMajor(values.amount, currency);
-    if (amount === null || amount < 1) {
-      const digits = minorDigits(currency);
-      errors.amount = digits ? `Amount must be a number more than 0, with at most ${digits} digits after the dot` : 'Amount must be a whole number more than 0';
-    }
+    const parsed = parseAmount(values.amount, currency);
+    const amount = 'value' in parsed ? parsed.value : null;
+    if ('refusal' in parsed) errors.amount = `Amount ${parsed.refusal}`;
     if (!/^\d{4}-\d{2}-\d{2}$/.test(values.receivedOn)) errors.receivedOn = 'Received on is required';
     else if (values.receivedOn > today) errors.receivedOn = 'Received on must not be in the future';
     setFieldErrors(errors);
@@ -114,7 +112,7 @@ function PaymentForm({ project: p, currency, onDone, onCancel }: { project: Proj
   };
   return (
     <form className="form" onSubmit={submit} noValidate aria-label="Record a payment">
-      <Field label="Amount" error={fieldErrors.amount} hint={`In ${currency}, e.g. 50000 or 50000.50`}>
+      <Field label="Amount" error={fieldErrors.amount} hint={`In ${currency}, e.g. 50,000 or 50,000.50`}>
         {(props) => <input {...props} value={values.amount} onChange={set('amount')} inputMode="decimal" autoComplete="off" />}
       </Field>
       <Field label="Received on" error={fieldErrors.receivedOn}>
