@@ -5,6 +5,7 @@ import { App } from './App';
 import { queryClient } from './query';
 import './session';
 import './styles.css';
+import './print.css';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
