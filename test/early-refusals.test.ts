@@ -80,8 +80,8 @@ describe(`POST /api/upload refused early, with a ${BODY_BYTES / MiB} MiB body se
     ["another's project (403)", () => [poc, [...fields(approved, 'PO'), file()]], 403, 'You can only upload files to your own projects'],
     ['an own project not approved (403)', () => [poc, [...fields(pocsRequested, 'PO'), file()]], 403, 'POCs can upload documents only after admin approves the project and verifies the PI'],
     ['a challan before dispatch (400)', () => [admin, [...fields(approved, 'CHALLAN'), file()]], 400, 'Challan can only be uploaded after dispatch'],
-    ['a file over MAX_UPLOAD_BYTES, fields first (413)', () => [admin, [...fields(approved, 'PO'), file()]], 413, 'File is larger than the upload limit of 2.1 MB'],
-    ['a file over MAX_UPLOAD_BYTES, file first (413)', () => [admin, [file(), ...fields(approved, 'PO')]], 413, 'File is larger than the upload limit of 2.1 MB'],
+    ['a file over MAX_UPLOAD_BYTES, fields first (413)', () => [admin, [...fields(approved, 'PO'), file()]], 413, 'File is larger than the upload limit of 2 MB'],
+    ['a file over MAX_UPLOAD_BYTES, file first (413)', () => [admin, [file(), ...fields(approved, 'PO')]], 413, 'File is larger than the upload limit of 2 MB'],
   ];
   for (const [label, request, status, error] of cases) {
     test(label, async () => {

@@ -70,7 +70,7 @@ describe('creation runs checks 1–7 before a byte', () => {
       ['a project not approved', poc.client, 10, { projectId: requested.id, fileType: 'PO', ...file }, 403, 'POCs can upload documents only after admin approves the project and verifies the PI'],
       ['PO before approval (admin)', admin.client, 10, { projectId: adminsRequested.id, fileType: 'PO', ...file }, 400, 'PO can only be uploaded after project approval'],
       ['a challan before dispatch', poc.client, 10, { projectId: approved.id, fileType: 'CHALLAN', ...file }, 400, 'Challan can only be uploaded after dispatch'],
-      ['past the size limit', poc.client, MAX + 1, { projectId: approved.id, fileType: 'PO', ...file }, 413, 'File is larger than the upload limit of 8.4 MB'],
+      ['past the size limit', poc.client, MAX + 1, { projectId: approved.id, fileType: 'PO', ...file }, 413, 'File is larger than the upload limit of 8 MB'],
     ];
     for (const [label, who, length, meta, status, error] of cases) {
       const before = await storedState(svc, [approved.id, requested.id, others.id, adminsRequested.id]);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatMoney, todayIso } from '../web/src/money.js';
+import { formatBytes, isOwnershipRefusal, uploadBlocker, wordsAround } from '../web/src/words.js';
 
 /** The web app's money format (web/src/format.ts): minor units to text without floating point. */
 
@@ -32,8 +33,7 @@ test('todayIso is the local calendar date', () => {
   assert.equal(todayIso(new Date(2026, 11, 31, 0, 0)), '2026-12-31');
 });
 
-test('uploadBlocker names the true reason: someone who does not own the project is told so, whatever its state (issue 33 item 1)', async () => {
-  const { isOwnershipRefusal, uploadBlocker } = await import('../web/src/format.js');
+test('uploadBlocker names the true reason: someone who does not own the project is told so, whatever its state (issue 33 item 1)', () => {
   const notYours = 'You can only upload files to your own projects';
   const dispatched = { status: 'DISPATCHED', approval: null, piStatus: 'VERIFIED' } as const;
   const cases: [Parameters<typeof uploadBlocker>, string | null][] = [
@@ -48,4 +48,25 @@ test('uploadBlocker names the true reason: someone who does not own the project 
   assert.equal(isOwnershipRefusal(notYours), true);
   assert.equal(isOwnershipRefusal('Challan can only be uploaded after dispatch'), false);
   assert.equal(isOwnershipRefusal(null), false);
+});
+
+test('wordsAround names the project in the action where a list shows it, never "the project in" (issue 33 item 7)', () => {
+  const cases: [string, string, [string, string]][] = [
+    ['PROJECT_CREATED', 'created the project', ['created', '']],
+    ['PROJECT_DELIVERED', 'marked the project delivered', ['marked', 'delivered']],
+    ['PROJECT_APPROVED', 'approved the project', ['approved', '']],
+    ['COMMENT_ADDED', 'commented', ['commented on', '']],
+    ['PO_UPLOADED', 'uploaded a PO', ['uploaded a PO to', '']],
+    ['INVOICE_VOIDED', 'withdrew an invoice', ['withdrew an invoice from', '']],
+    ['PI_VERIFIED', 'verified the PI', ['verified the PI for', '']],
+    ['PAYMENT_RECORDED', 'recorded a payment', ['recorded a payment on', '']],
+    ['SOMETHING_OLD', 'something old', ['something old on', '']],
+  ];
+  for (const [action, label, words] of cases) assert.deepEqual(wordsAround(action, label), words, action);
+});
+
+test('formatBytes counts in steps of 1024: the 100 MiB limit reads 100 MB (issue 33 item 7)', () => {
+  assert.match(formatBytes(100 * 1024 * 1024), /^100 MB$/);
+  assert.match(formatBytes(1536), /^1\.5 kB$/);
+  assert.match(formatBytes(512), /^512 bytes$/);
 });

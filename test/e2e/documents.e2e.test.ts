@@ -10,7 +10,7 @@ import type { TestService } from '../helpers/service.js';
 import { browserTestsSkipped } from './build.js';
 
 /**
- * Documents in a real browser (Debian's Chromium through playwright-core): the checksum shown for
+ * Documents in a real browser (Debian's Chromium through playwright-core): the checksum one click away for
  * an upload, the question before the same bytes go up again and the duplicate's note, the ZIP
  * link, and a large upload (resumable, tus-js-client) that resumes after the network is stopped
  * halfway, and after the page is reloaded and the same file chosen again. A stale dist/web is rebuilt first (test/e2e/build.ts).
@@ -49,14 +49,19 @@ else
       await page.getByRole('button', { name: 'Upload', exact: true }).click();
     };
 
-    test('the checksum is shown; the same bytes again are asked about, then flagged; the ZIP link downloads them', async () => {
+    test('the checksum is one click away; the same bytes again are asked about, then flagged; the ZIP link downloads them', async () => {
       const file = path.join(dir, 'po-4711.pdf');
       const bytes = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(200_000)]);
       fs.writeFileSync(file, bytes);
       const sha256 = createHash('sha256').update(bytes).digest('hex');
       await page.goto(`${svc.url}/projects/${projectId}`);
       await upload(file);
-      await page.getByText(`SHA-256 ${sha256.slice(0, 12)}…`).waitFor();
+      // One click away ("Checksum"), not on every row.
+      const checksum = page.getByText(`SHA-256 ${sha256.slice(0, 12)}…`);
+      await page.getByTestId('files-PO').getByText('Checksum', { exact: true }).waitFor();
+      assert.equal(await checksum.isVisible(), false);
+      await page.getByTestId('files-PO').getByText('Checksum', { exact: true }).click();
+      await checksum.waitFor({ state: 'visible' });
 
       await upload(file, 'INVOICE');
       const question = page.getByTestId('duplicate-question');

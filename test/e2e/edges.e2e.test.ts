@@ -319,7 +319,6 @@ else
           await screenshot(admin, `edges-dashboard-${width}`);
 
           // The project: the token's comment is the POC's; the limit in the shop's megabytes; the checksum one click away.
-          await pocApi.get('/api/auth/session');
           await openProject(admin);
           const comments = admin.getByRole('region', { name: 'Comments' });
           await comments.getByText('Posted by the ERP.').waitFor();
@@ -332,22 +331,24 @@ else
         }
       }
 
-      // A document's checksum is one click away, not on every row.
-      const upload = await adminApi.upload([
-        ['projectId', projectId],
-        ['fileType', 'CHALLAN'],
-        ['file', { data: Buffer.from('%PDF-1.4\nchallan 17\n'), filename: 'challan-17.pdf', type: 'application/pdf' }],
-      ]);
-      assert.equal(upload.status, 201, upload.text);
+      // A document uploaded by the POC's script with the token: its checksum one click away, not on every row; its uploader named.
+      const form = new FormData();
+      form.append('projectId', projectId);
+      form.append('fileType', 'CHALLAN');
+      form.append('file', new Blob(['%PDF-1.4\nchallan 17\n'], { type: 'application/pdf' }), 'challan-17.pdf');
+      const upload = await fetch(`${svc.url}/api/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+      assert.equal(upload.status, 201, await upload.text());
       const admin = await as(ADMIN, 'admin checksum');
       try {
         await openProject(admin);
         const challans = admin.getByTestId('files-CHALLAN');
         await challans.getByRole('link', { name: 'challan-17.pdf' }).waitFor();
+        await challans.getByText(/ · Priya Nair · /).waitFor();
         assert.equal(await challans.getByText(/SHA-256/).isVisible(), false, 'the checksum is folded away');
         await challans.getByText('Checksum', { exact: true }).click();
         await challans.getByText(/SHA-256 [0-9a-f]{12}/).waitFor({ state: 'visible' });
         await challans.getByRole('button', { name: /^Copy the SHA-256 checksum/ }).waitFor();
+        await admin.getByRole('region', { name: 'Documents' }).screenshot({ path: path.join(SCREENSHOTS, 'edges-checksum-1280.png') });
 
         // The list's search by the reference says what it matched on.
         await admin.goto(`${svc.url}/projects?q=PO-4471`);

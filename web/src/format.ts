@@ -1,6 +1,7 @@
-import type { DocumentType, Project, ProjectAction, ProjectStatus, Role } from './api';
+import type { DocumentType, ProjectAction, ProjectStatus, Role } from './api';
 import { type ActivityAction, isActivityAction } from '../../src/domain/activity';
-import { PI_LABELS, STATUS_LABELS, type Stage } from '../../src/domain/labels';
+import type { Stage } from '../../src/domain/labels';
+import { wordsAround } from './words';
 
 /** Dates and numbers in the reader's own locale (the browser's, never a fixed one). */
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -11,17 +12,8 @@ export const formatDateTime = (iso: string) => dateTime.format(new Date(iso));
 export const formatDate = (iso: string) => date.format(new Date(iso));
 export const formatNumber = (n: number) => number.format(n);
 
-const UNITS = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const;
-/** 2.1 MB, 512 kB, 12 bytes. */
-export function formatBytes(bytes: number): string {
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < UNITS.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  return new Intl.NumberFormat(undefined, { style: 'unit', unit: UNITS[unit], unitDisplay: unit === 0 ? 'long' : 'short', maximumFractionDigits: unit === 0 ? 0 : 1 }).format(value);
-}
+// Pure words with no app imports live in words.ts, so the Node tests import them too.
+export { formatBytes, isOwnershipRefusal, uploadBlocker } from './words';
 
 // Shared with the emails (src/mail/templates.ts), so both name a project's state alike.
 export { PI_LABELS, STAGES, STAGE_LABELS, STATUS_LABELS, type Stage, stageOf } from '../../src/domain/labels';
@@ -100,31 +92,8 @@ export const personName = (id: string | null, name: string | null, me: { id: str
 /** "approved the project", or the action's own name for one the service no longer writes (an older entry's). */
 export const activityLabel = (action: string) => (isActivityAction(action) ? ACTIVITY_LABELS[action] : action.toLowerCase().replace(/_/g, ' '));
 
-/**
- * The API's refusal of an upload by someone who does not own the project (specification 4.1 check 4,
- * its exact message): not a matter of time, so the upload card is not shown to them at all.
- */
-export const isOwnershipRefusal = (reason: string | null): boolean => reason !== null && /^You can only upload files to your own projects/.test(reason);
-
-/**
- * Why a document cannot be uploaded now, naming what actually stands in the way (the API's own
- * message names only the first rule that fails, which for a cancelled project is "after approval").
- * null when nothing does.
- */
-export function uploadBlocker(p: Pick<Project, 'status' | 'approval' | 'piStatus'>, type: DocumentType, isAdmin: boolean, apiReason: string | null): string | null {
-  if (apiReason === null) return null;
-  // Someone who sees the project but does not own it (a customer's person): that is the reason, whatever the project's state.
-  if (isOwnershipRefusal(apiReason)) return apiReason;
-  if (p.status === 'CANCELLED') return 'The project is cancelled: no documents can be added.';
-  if (!isAdmin && p.status === 'REQUESTED') {
-    return p.approval?.status === 'REJECTED' ? 'The project was rejected: correct it and ask for approval again.' : 'The project is waiting for an admin’s approval.';
-  }
-  if (!isAdmin && p.piStatus !== 'VERIFIED') return `The PI must be verified first (now: ${PI_LABELS[p.piStatus].toLowerCase()}).`;
-  if (type === 'PO' && p.status === 'REQUESTED') return 'A PO can be added once the project is approved.';
-  if (type !== 'PO') return `${type === 'CHALLAN' ? 'A challan' : 'An invoice'} can be added once the project is dispatched (now: ${STATUS_LABELS[p.status].toLowerCase()}).`;
-  return apiReason;
-}
-
+/** The words before and after the project's name where a list names it ("created" … , "commented on" …): see words.ts. */
+export const activityAround = (action: string): [string, string] => wordsAround(action, activityLabel(action));
 
 // Money and calendar days live apart (no app imports), so the Node tests import them too.
 export { formatMoney, todayIso } from './money';

@@ -3,7 +3,7 @@ import { type ReactNode, useEffect, useId, useRef, useSyncExternalStore } from '
 import { Link } from 'wouter';
 import { type ActivityEntry, ApiError, type Project } from '../api';
 import { FIELD_LABELS } from '../../../src/domain/labels';
-import { STAGE_LABELS, activityLabel, formatBytes, formatDateTime, personName, stageOf } from '../format';
+import { STAGE_LABELS, activityAround, activityLabel, formatBytes, formatDateTime, personName, stageOf } from '../format';
 import { isOutage } from '../query';
 import { useLive } from '../realtime';
 import { useUser } from '../session';
@@ -182,6 +182,17 @@ function detailsOf(entry: ActivityEntry): string | null {
   return parts.length ? parts.join(' · ') : null;
 }
 
+/** "created Annual report", "uploaded a PO to Annual report": the action with its project's name as a link. */
+function ProjectAction({ entry, name }: { entry: ActivityEntry; name: string | undefined }) {
+  const [before, after] = activityAround(entry.action);
+  return (
+    <>
+      {before} <Link href={`/projects/${entry.entityId}`}>{name ?? 'a project'}</Link>
+      {after && ` ${after}`}
+    </>
+  );
+}
+
 /** A list of activity entries, newest first; `projectName` links each to its project when given. */
 export function ActivityList({ entries, projectName }: { entries: ActivityEntry[]; projectName?: (id: string) => string | undefined }) {
   const me = useUser();
@@ -193,13 +204,8 @@ export function ActivityList({ entries, projectName }: { entries: ActivityEntry[
         return (
           <li key={e.id}>
             <div>
-              <strong>{personName(e.userId, e.userName, me) ?? 'Someone else'}</strong> {activityLabel(e.action)}
-              {projectName && e.entityType === 'project' && (
-                <>
-                  {' '}
-                  <span className="muted">in</span> <Link href={`/projects/${e.entityId}`}>{projectName(e.entityId) ?? 'a project'}</Link>
-                </>
-              )}
+              <strong>{personName(e.userId, e.userName, me) ?? 'Someone else'}</strong>{' '}
+              {projectName && e.entityType === 'project' ? <ProjectAction entry={e} name={projectName(e.entityId)} /> : activityLabel(e.action)}
               {details && <div className="muted small-text">{details}</div>}
             </div>
             <time dateTime={e.createdAt} className="muted small-text">

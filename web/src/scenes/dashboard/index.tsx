@@ -2,7 +2,8 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { DOCUMENT_TYPES, ROLES, type Stats, api } from '../../api';
 import { ActivityList, PageTitle, QueryError, StatusBadge } from '../../components';
-import { DOCUMENT_SHORT_LABELS, ROLE_LABELS, STAGES, STAGE_LABELS, type Stage, formatDate, formatMoney, formatNumber, personName } from '../../format';
+import { DOCUMENT_SHORT_LABELS, ROLE_LABELS, STAGES, STAGE_LABELS, type Stage, formatDate, formatDay, formatMoney, formatNumber, personName } from '../../format';
+import { OverdueBadge } from '../../components/job-fields';
 import { useUser } from '../../session';
 
 function Tile({ label, value, href, testId, alert = false }: { label: string; value: number; href?: string; testId: string; alert?: boolean }) {
@@ -68,7 +69,17 @@ export function DashboardPage() {
                 </Link>
                 <span className="muted small-text">
                   {isAdmin ? `${personName(p.pocId, p.pocName, user) ?? 'Someone'} · ` : ''}
-                  <time dateTime={p.createdAt}>{formatDate(p.createdAt)}</time>
+                  asked <time dateTime={p.createdAt}>{formatDate(p.createdAt)}</time>
+                </span>
+                <span className="small-text due-when">
+                  {p.dueDate ? (
+                    <>
+                      Due <time dateTime={p.dueDate}>{formatDay(p.dueDate)}</time>
+                    </>
+                  ) : (
+                    <span className="muted">No due date</span>
+                  )}
+                  {p.overdue && <> <OverdueBadge /></>}
                 </span>
                 <StatusBadge project={p} />
               </li>

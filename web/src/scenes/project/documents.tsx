@@ -43,13 +43,8 @@ export function Documents({ project: p, onReplace }: { project: ProjectDetail; o
                       </a>
                       <span className="muted small-text">
                         {[formatBytes(f.size), personName(f.uploadedById, f.uploadedByName, me)].filter(Boolean).join(' · ')} · <time dateTime={f.createdAt}>{formatDateTime(f.createdAt)}</time>
-                        {f.sha256 && (
-                          <>
-                            {' · '}
-                            <Checksum sha256={f.sha256} />
-                          </>
-                        )}
                       </span>
+                      {f.sha256 && <Checksum sha256={f.sha256} />}
                       {f.duplicateOf && (
                         <span className="small-text warning" data-testid="duplicate-note">
                           Same file as {f.duplicateOf.filename} uploaded on <time dateTime={f.duplicateOf.createdAt}>{formatDateTime(f.duplicateOf.createdAt)}</time>
@@ -146,11 +141,15 @@ function Withdraw({ project: p, file: f }: { project: ProjectDetail; file: FileU
   );
 }
 
-/** A checksum in short form; the button copies the whole of it. */
+/**
+ * A checksum, one click away ("Checksum"): it means nothing to most of the shop's staff, and is there
+ * for whoever checks a file against it. In short form; the button copies the whole of it.
+ */
 function Checksum({ sha256 }: { sha256: string }) {
   const [copied, setCopied] = useState(false);
   return (
-    <span className="checksum">
+    <details className="checksum">
+      <summary>Checksum</summary>
       <abbr title={`SHA-256 ${sha256}`}>SHA-256 {sha256.slice(0, 12)}…</abbr>{' '}
       <button
         type="button"
@@ -165,6 +164,6 @@ function Checksum({ sha256 }: { sha256: string }) {
       >
         {copied ? 'Copied' : 'Copy'}
       </button>
-    </span>
+    </details>
   );
 }

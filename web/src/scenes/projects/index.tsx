@@ -143,7 +143,7 @@ export function ProjectsPage() {
       {items.length > 0 && (
         <div className="card flush table-scroll">
           <table className="table responsive">
-            <caption className="visually-hidden">Projects{status ? `, ${STAGE_LABELS[status]}` : ''}{q ? `, name contains “${q}”` : ''}</caption>
+            <caption className="visually-hidden">Projects{status ? `, ${STAGE_LABELS[status]}` : ''}{q ? `, name, reference or POC contains “${q}”` : ''}</caption>
             <thead>
               <tr>
                 <th scope="col">Name</th>
