@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { type BrowserTest, SESSION_CHECK, heading, screenshot, startBrowserTest } from '../helpers/browser.js';
+import { type BrowserTest, SESSION_CHECK, heading, screenshot, settles, startBrowserTest } from '../helpers/browser.js';
 import { Client, type TestService } from '../helpers/service.js';
 import { type TestSmtpServer, startSmtpServer } from '../helpers/smtp.js';
 import { browserTestsSkipped } from './build.js';
@@ -82,11 +82,11 @@ else
       await page.getByRole('button', { name: 'Save profile' }).click();
       await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
       const progress = page.getByRole('checkbox', { name: 'Progress' });
-      assert.equal(await progress.isChecked(), true);
+      await settles(() => progress.isChecked(), true);
       await progress.uncheck();
       await page.getByRole('group', { name: 'Emails I get' }).getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
       const digest = page.getByRole('checkbox', { name: 'Morning due-date digest' });
-      assert.equal(await digest.isChecked(), true);
+      await settles(() => digest.isChecked(), true);
       assert.match((await page.locator(`#${await digest.getAttribute('aria-describedby')}`).textContent()) ?? '', /overdue or due that day/);
       await screenshot(page, 'account');
 

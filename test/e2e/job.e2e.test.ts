@@ -18,6 +18,7 @@ import {
   descriptionOf,
   heading,
   screenshot,
+  settles,
   sidewaysOverflow,
   startBrowserTest,
   watch,
@@ -83,7 +84,7 @@ else
       await form.getByLabel('Email (optional)').fill('accounts@acme.example');
       await form.getByRole('button', { name: 'Add customer' }).click();
       await form.locator('.field-error').waitFor();
-      assert.equal(await gstin.getAttribute('aria-invalid'), 'true');
+      await settles(() => gstin.getAttribute('aria-invalid'), 'true');
       assert.match(await descriptionOf(gstin), /GSTIN check character does not match/);
       assert.equal((await adminApi.get('/api/customers?active=all')).body.items.length, 0, 'nothing was created');
 
@@ -140,7 +141,7 @@ else
       await line1.getByLabel('Finishing (optional)').fill('saddle stitch');
       await line2.getByLabel('Quantity').fill('0');
       await admin.getByRole('button', { name: 'Create project' }).click();
-      assert.equal(await line2.getByLabel('Description').getAttribute('aria-invalid'), 'true');
+      await settles(() => line2.getByLabel('Description').getAttribute('aria-invalid'), 'true');
       assert.match(await descriptionOf(line2.getByLabel('Description')), /Line 2 description is required/);
       assert.match(await descriptionOf(line2.getByLabel('Quantity')), /Line 2 quantity must be from 1 to 10,000,000/);
       assert.equal((await adminApi.get('/api/projects')).body.items.length, 0, 'nothing was created');
@@ -228,7 +229,7 @@ else
       await rows.filter({ hasText: PROJECT }).waitFor();
       assert.equal(await rows.count(), 1);
       assert.match((await rows.first().getByTestId('due-cell').textContent()) ?? '', /Overdue/);
-      assert.equal(await admin.getByLabel('Due', { exact: true }).inputValue(), 'overdue');
+      await settles(() => admin.getByLabel('Due', { exact: true }).inputValue(), 'overdue');
 
       // Other filters: the address keeps them, the CSV link carries the same query.
       await admin.getByLabel('Due', { exact: true }).selectOption('');
@@ -253,8 +254,8 @@ else
       // A reload keeps the filters: they live in the address.
       await admin.reload();
       await rows.filter({ hasText: 'Visiting cards' }).waitFor();
-      assert.equal(await admin.getByLabel('Due', { exact: true }).inputValue(), 'today');
-      assert.equal(await admin.getByLabel('Sort').inputValue(), 'due');
+      await settles(() => admin.getByLabel('Due', { exact: true }).inputValue(), 'today');
+      await settles(() => admin.getByLabel('Sort').inputValue(), 'due');
       assert.equal(await sidewaysOverflow(admin), 0);
       await admin.getByRole('button', { name: 'Clear filters' }).click();
       await rows.nth(1).waitFor();

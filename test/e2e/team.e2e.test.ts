@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { ADMIN, type BrowserTest, descriptionOf, heading, startBrowserTest } from '../helpers/browser.js';
+import { ADMIN, type BrowserTest, descriptionOf, heading, settles, startBrowserTest } from '../helpers/browser.js';
 import type { TestService } from '../helpers/service.js';
 import { browserTestsSkipped } from './build.js';
 
@@ -75,18 +75,18 @@ else
         await password.fill(pw);
         await form.getByRole('button', { name: 'Add member' }).click();
         await form.locator('.field-error').first().waitFor();
-        assert.equal(await email.getAttribute('aria-invalid'), 'true', `${address} is marked invalid`);
+        await settles(() => email.getAttribute('aria-invalid'), 'true', `${address} is marked invalid`);
         assert.match(await descriptionOf(email), /^Email must be a full address, like name@example\.com/, address);
-        assert.equal(await password.getAttribute('aria-invalid'), 'true', `a ${pw.length}-character password is marked invalid`);
+        await settles(() => password.getAttribute('aria-invalid'), 'true', `a ${pw.length}-character password is marked invalid`);
         assert.match(await descriptionOf(password), /^Password must be at least 8 characters/);
-        assert.equal(await name.getAttribute('aria-invalid'), 'false', 'the name is fine');
-        assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('type')), 'email', 'the focus goes to the first field to correct');
+        await settles(() => name.getAttribute('aria-invalid'), 'false', 'the name is fine');
+        await settles(() => page.evaluate(() => document.activeElement?.getAttribute('type')), 'email', 'the focus goes to the first field to correct');
       }
 
       // Correcting a field takes its message away; the other stays until it is corrected too.
       await email.fill('priya@example.com');
-      assert.equal(await email.getAttribute('aria-invalid'), 'false');
-      assert.equal(await password.getAttribute('aria-invalid'), 'true');
+      await settles(() => email.getAttribute('aria-invalid'), 'false');
+      await settles(() => password.getAttribute('aria-invalid'), 'true');
       assert.deepEqual(teamPosts, [], 'nothing was sent to POST /api/team');
 
       await password.fill('priya-pass-42');

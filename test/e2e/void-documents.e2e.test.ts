@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { type BrowserTest, screenshot, seedPocProject, startBrowserTest } from '../helpers/browser.js';
+import { type BrowserTest, screenshot, seedPocProject, settles, startBrowserTest } from '../helpers/browser.js';
 import type { TestService } from '../helpers/service.js';
 import { browserTestsSkipped } from './build.js';
 
@@ -78,8 +78,9 @@ else
       // Upload a replacement: the same type is chosen and the file picker is next.
       await page.locator('#type-INVOICE').check();
       await withdrawn.getByRole('button', { name: 'Upload a replacement' }).click();
-      assert.equal(await page.locator('#type-PO').isChecked(), true);
-      assert.equal(await page.evaluate(() => document.activeElement?.id), 'upload-file');
+      // Both follow the click (a render, then an effect): read through waiting, never once right after it.
+      await settles(() => page.locator('#type-PO').isChecked(), true, 'PO is chosen');
+      await settles(() => page.evaluate(() => document.activeElement?.id), 'upload-file', 'the file picker has the focus');
       await page.locator('#upload-file').setInputFiles(right);
       await page.getByRole('button', { name: 'Upload', exact: true }).click();
       await pos.getByRole('link', { name: 'po-4711.pdf' }).waitFor();

@@ -10,6 +10,7 @@ import {
   descriptionOf,
   heading,
   screenshot,
+  settles,
   sidewaysOverflow,
   signInAt,
   startBrowserTest,
@@ -117,7 +118,7 @@ function describeBrowserTests() {
       assert.equal(await descriptionOf(admin.getByLabel('Password')), 'Wrong email or password. Check both and try again.');
 
       // Focus stays in the password field: select it, type the right one, Enter.
-      assert.equal(await admin.evaluate(() => document.activeElement?.id), 'password');
+      await settles(() => admin.evaluate(() => document.activeElement?.id), 'password');
       await admin.keyboard.press('Control+A');
       await admin.keyboard.type(ADMIN.password);
       await admin.keyboard.press('Enter');
@@ -128,7 +129,7 @@ function describeBrowserTests() {
       for (let i = 0; i < 10 && (await admin.evaluate(() => document.activeElement?.textContent)) !== 'Projects'; i++) await admin.keyboard.press('Shift+Tab');
       await admin.keyboard.press('Enter');
       await heading(admin, 'Projects').waitFor();
-      assert.equal(await admin.evaluate(() => document.activeElement?.tagName), 'H1');
+      await settles(() => admin.evaluate(() => document.activeElement?.tagName), 'H1', 'the new page’s heading has the focus');
     });
 
     test('too many failed sign-ins get a clear message about waiting', async () => {
@@ -175,7 +176,7 @@ function describeBrowserTests() {
         await form.getByLabel('Branch (optional)').fill(member.branch);
         await form.getByRole('button', { name: 'Add member' }).click();
         await admin.getByTestId(`member-${member.email}`).waitFor();
-        assert.equal(await form.getByLabel('Name', { exact: true }).inputValue(), '', 'the form is emptied after adding');
+        await settles(() => form.getByLabel('Name', { exact: true }).inputValue(), '', 'the form is emptied after adding');
       }
       await hasText(admin.getByTestId(`member-${POC.email}`).locator('td').nth(1), 'POC');
       await screenshot(admin, 'team');
@@ -329,8 +330,8 @@ function describeBrowserTests() {
       assert.match((await poc.locator('.facts time').first().textContent()) ?? '', /^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}$/);
 
       // Only PO may be uploaded now; the others say why not, in the API's words.
-      assert.equal(await poc.getByLabel('Purchase order (PO)').isChecked(), true);
-      assert.equal(await poc.getByLabel('Delivery note (challan)').isDisabled(), true);
+      await settles(() => poc.getByLabel('Purchase order (PO)').isChecked(), true);
+      await settles(() => poc.getByLabel('Delivery note (challan)').isDisabled(), true);
       assert.equal(await poc.getByTestId('reason-CHALLAN').textContent(), 'A challan can be added once the project is dispatched (now: approved).');
       assert.equal(await poc.getByTestId('reason-INVOICE').textContent(), 'An invoice can be added once the project is dispatched (now: approved).');
       assert.equal(await descriptionOf(poc.getByLabel('Invoice', { exact: true })), 'An invoice can be added once the project is dispatched (now: approved).');
@@ -354,7 +355,7 @@ function describeBrowserTests() {
 
       // The admin's dashboard, untouched, now counts it.
       await hasText(admin.getByTestId('documents-PO').locator('dd'), '1');
-      await hasText(admin.locator('.activity li').first(), new RegExp(`${POC.name} uploaded a PO in ${PROJECT}`));
+      await hasText(admin.locator('.activity li').first(), new RegExp(`${POC.name} uploaded a PO to ${PROJECT}`));
       assert.equal(await admin.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true, 'the dashboard was not reloaded');
       await screenshot(admin, 'dashboard');
     });
@@ -396,7 +397,7 @@ function describeBrowserTests() {
       await hasText(poc.getByTestId('project-status'), 'Cancelled');
       // The reason names the real blocker: the cancellation, not the approval.
       await hasText(poc.getByTestId('reason-PO'), 'The project is cancelled: no documents can be added.');
-      assert.equal(await poc.getByLabel('Purchase order (PO)').isDisabled(), true);
+      await settles(() => poc.getByLabel('Purchase order (PO)').isDisabled(), true);
       assert.equal(await poc.getByTestId('files-PO').getByRole('link').count(), 1, 'nothing was added');
       await admin2.close();
     });
@@ -600,7 +601,7 @@ function describeBrowserTests() {
 
     test('a service stopped and started again under an open page: the page stays, says so, and recovers; an oversized file is refused before sending', async () => {
       // PUBLIC_URL left at its default (http://localhost:PORT) while the page is opened at 127.0.0.1, the address the start-up log shows first.
-      const { config, cleanup } = await testConfig({ env: { PUBLIC_URL: '', ADMIN_EMAIL: 'olga@example.com', ADMIN_PASSWORD: 'olga-admin-pass', ADMIN_NAME: 'Olga Admin', MAX_UPLOAD_BYTES: '1000000' } });
+      const { config, cleanup } = await testConfig({ env: { PUBLIC_URL: '', ADMIN_EMAIL: 'olga@example.com', ADMIN_PASSWORD: 'olga-admin-pass', ADMIN_NAME: 'Olga Admin', MAX_UPLOAD_BYTES: '1048576' } });
       assert.equal(config.publicUrl, `http://localhost:${config.port}`);
       let running: RunningService | null = await startService(config);
       const url = `http://127.0.0.1:${config.port}`;
@@ -634,9 +635,9 @@ function describeBrowserTests() {
         page.on('request', (r) => {
           if (new URL(r.url()).pathname === '/api/upload') uploads.push(r.url());
         });
-        await page.getByLabel('Drop a file here, or choose one').setInputFiles({ name: 'big.pdf', mimeType: 'application/pdf', buffer: Buffer.alloc(1_100_000, 0x25) });
+        await page.getByLabel('Drop a file here, or choose one').setInputFiles({ name: 'big.pdf', mimeType: 'application/pdf', buffer: Buffer.alloc(1_200_000, 0x25) });
         await hasText(page.getByTestId('upload-error'), 'big.pdf is 1.1 MB, larger than the upload limit of 1 MB. Choose a smaller file.');
-        assert.equal(await page.getByRole('button', { name: 'Upload', exact: true }).isDisabled(), true);
+        await settles(() => page.getByRole('button', { name: 'Upload', exact: true }).isDisabled(), true);
         assert.deepEqual(uploads, [], 'nothing was sent');
         await hasText(page.locator('#upload-limit'), 'Up to 1 MB.');
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { type Browser, type BrowserContextOptions, type Locator, type Page, chromium } from 'playwright-core';
 import type { PiStatus, ProjectStatus } from '../../src/domain/model.js';
 import { CHROMIUM, SCREENSHOTS, ensureFreshBuild } from '../e2e/build.js';
+import { eventuallyPasses } from './eventually.js';
 import { type TestService, type TestServiceOptions, startTestService } from './service.js';
 
 /**
@@ -118,6 +119,16 @@ export async function startBrowserTest(options: TestServiceOptions & { admin?: P
 export async function seedPocProject(svc: TestService, poc: Person, project: { name: string; status?: ProjectStatus; piStatus?: PiStatus }): Promise<string> {
   const { user } = await svc.createUser({ role: 'POC', ...poc });
   return (await svc.createProject(user.id, project)).id;
+}
+
+/**
+ * Waits until `read()` equals `expected` (deepEqual), reading again every 50 ms; after timeoutMs the
+ * last difference fails the test. The page applies a click's effect when it gets to it (a render, an
+ * effect that moves the focus or checks a box), which on a busy machine is after the click returns:
+ * a control's state is read through this (or a locator's waitFor), never once right after the click.
+ */
+export async function settles<T>(read: () => Promise<T>, expected: T, message?: string, timeoutMs = 10_000): Promise<void> {
+  await eventuallyPasses(async () => assert.deepEqual(await read(), expected, message), timeoutMs);
 }
 
 /** The page's one h1 with exactly this text. */

@@ -27,7 +27,7 @@ export function ungroup(text: string): Typed {
   const t = text.trim();
   if (!t) return { refusal: 'is required' };
   const m = /^([\d,]+)(?:\.(\d*))?$/.exec(t);
-  if (!m || !/\d/.test(m[1]!) ) {
+  if (!m || !/\d/.test(m[1]!)) {
     if (/^-/.test(t)) return { refusal: 'must be more than 0' };
     if (/^[\d,]*\.[\d.,]*$/.test(t)) return { refusal: 'must have its commas before the point and at most one point, such as 1,75,230.50' };
     return { refusal: 'must be a number, such as 1,75,230 or 175230' };
