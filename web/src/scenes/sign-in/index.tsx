@@ -1,8 +1,8 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { Link } from 'wouter';
-import { ApiError, api } from '../api';
-import { END_MESSAGES, signedIn, useEndedReason } from '../session';
+import { ApiError, api } from '../../api';
+import { END_MESSAGES, signedIn, useEndedReason } from '../../session';
 
 /** How long to wait, in words: "15 minutes", "a minute". */
 function waitFor(seconds: number | null): string {

@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
-import { DOCUMENT_TYPES, ROLES, type Stats, api } from '../api';
-import { ActivityList, PageTitle, QueryError, StatusBadge } from '../components';
-import { DOCUMENT_SHORT_LABELS, ROLE_LABELS, STAGES, STAGE_LABELS, type Stage, formatDate, formatMoney, formatNumber, personName } from '../format';
-import { useUser } from '../session';
+import { DOCUMENT_TYPES, ROLES, type Stats, api } from '../../api';
+import { ActivityList, PageTitle, QueryError, StatusBadge } from '../../components';
+import { DOCUMENT_SHORT_LABELS, ROLE_LABELS, STAGES, STAGE_LABELS, type Stage, formatDate, formatMoney, formatNumber, personName } from '../../format';
+import { useUser } from '../../session';
 
 function Tile({ label, value, href, testId, alert = false }: { label: string; value: number; href?: string; testId: string; alert?: boolean }) {
   return (

@@ -1,9 +1,9 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { ApiError, api } from '../api';
-import { signedIn } from '../session';
-import { useTitle } from './Account';
+import { ApiError, api } from '../../api';
+import { signedIn } from '../../session';
+import { useTitle } from '../account';
 
 /** "Forgot password?": asks for a link by email. The answer is the same whether or not the email is known. */
 export function ForgotPasswordPage() {

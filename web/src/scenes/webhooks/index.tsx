@@ -1,11 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { type Page, request } from '../api';
-import { ErrorMessage, Field, PageTitle, QueryError } from '../components';
-import { formatDateTime } from '../format';
-import { useUser } from '../session';
-import { WEBHOOK_EVENT_TYPES } from '../../../src/domain/webhook-events';
-import type { presentDelivery, presentWebhook, presentWebhookWithSecret } from '../../../src/presenters/webhooks';
+import { type Page, request } from '../../api';
+import { ErrorMessage, Field, PageTitle, QueryError } from '../../components';
+import { formatDateTime } from '../../format';
+import { useUser } from '../../session';
+import { WEBHOOK_EVENT_TYPES } from '../../../../src/domain/webhook-events';
+import type { presentDelivery, presentWebhook, presentWebhookWithSecret } from '../../../../src/presenters/webhooks';
 
 type Webhook = ReturnType<typeof presentWebhook>;
 type WebhookWithSecret = ReturnType<typeof presentWebhookWithSecret>;

@@ -1,11 +1,11 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'wouter';
-import { type PiStatus, type Stats, api } from '../api';
-import { PageTitle, QueryError, StatusBadge } from '../components';
-import { PI_LABELS, STAGES, STAGE_FILTERS, STAGE_LABELS, type Stage, formatDate, formatDay, formatNumber, personName } from '../format';
-import { OverdueBadge } from '../job';
-import { useUser } from '../session';
+import { type PiStatus, type Stats, api } from '../../api';
+import { PageTitle, QueryError, StatusBadge } from '../../components';
+import { PI_LABELS, STAGES, STAGE_FILTERS, STAGE_LABELS, type Stage, formatDate, formatDay, formatNumber, personName } from '../../format';
+import { OverdueBadge } from '../../components/job-fields';
+import { useUser } from '../../session';
 
 const PAGE_SIZE = 20;
 

@@ -1,11 +1,11 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { type Comment, api } from '../api';
-import { ErrorMessage, Field, QueryError } from '../components';
-import { MAX_LENGTH } from '../../../src/domain/limits';
-import { linkParts, mayWriteInternal } from '../../../src/domain/comments';
-import { formatDateTime, personName } from '../format';
-import { useUser } from '../session';
+import { type Comment, api } from '../../api';
+import { ErrorMessage, Field, QueryError } from '../../components';
+import { MAX_LENGTH } from '../../../../src/domain/limits';
+import { linkParts, mayWriteInternal } from '../../../../src/domain/comments';
+import { formatDateTime, personName } from '../../format';
+import { useUser } from '../../session';
 
 /**
  * A project's comments: the thread, oldest first, and a form to add one. Under ['project', id], so

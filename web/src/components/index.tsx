@@ -1,12 +1,12 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useId, useRef, useSyncExternalStore } from 'react';
 import { Link } from 'wouter';
-import { type ActivityEntry, ApiError, type Project } from './api';
-import { FIELD_LABELS } from '../../src/domain/labels';
-import { STAGE_LABELS, activityLabel, formatBytes, formatDateTime, personName, stageOf } from './format';
-import { isOutage } from './query';
-import { useLive } from './realtime';
-import { useUser } from './session';
+import { type ActivityEntry, ApiError, type Project } from '../api';
+import { FIELD_LABELS } from '../../../src/domain/labels';
+import { STAGE_LABELS, activityLabel, formatBytes, formatDateTime, personName, stageOf } from '../format';
+import { isOutage } from '../query';
+import { useLive } from '../realtime';
+import { useUser } from '../session';
 
 /** The page's title in the tab and its one h1, which takes the focus when the page opens (for keyboard and screen reader users). */
 export function PageTitle({ children, actions }: { children: string; actions?: ReactNode }) {

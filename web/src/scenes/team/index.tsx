@@ -1,10 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, Fragment, useEffect, useRef, useState } from 'react';
-import { ROLES, type Role, type TeamMember, api } from '../api';
-import { ErrorMessage, Field, FormActions, FormOutcome, PageTitle, QueryError, placeError } from '../components';
-import { MAX_LENGTH, PASSWORD, emailRefusal, passwordRefusal } from '../../../src/domain/limits';
-import { ROLE_CHOICES, ROLE_LABELS, formatDate } from '../format';
-import { useUser } from '../session';
+import { ROLES, type Role, type TeamMember, api } from '../../api';
+import { ErrorMessage, Field, FormActions, FormOutcome, PageTitle, QueryError, placeError } from '../../components';
+import { MAX_LENGTH, PASSWORD, emailRefusal, passwordRefusal } from '../../../../src/domain/limits';
+import { ROLE_CHOICES, ROLE_LABELS, formatDate } from '../../format';
+import { useUser } from '../../session';
 
 /** The team (ADMIN only): members, adding one, editing, deactivating and reactivating, resetting a password. */
 export function TeamPage() {

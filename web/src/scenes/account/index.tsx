@@ -1,9 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
-import { type Account, type ApiToken, EMAIL_CATEGORIES, type EmailCategory, type TokenScope, api } from '../api';
-import { ErrorMessage, Field, PageTitle, placeError } from '../components';
-import { ROLE_LABELS, formatDateTime } from '../format';
-import { SESSION_KEY } from '../session';
+import { type Account, type ApiToken, EMAIL_CATEGORIES, type EmailCategory, type TokenScope, api } from '../../api';
+import { ErrorMessage, Field, PageTitle, placeError } from '../../components';
+import { ROLE_LABELS, formatDateTime } from '../../format';
+import { SESSION_KEY } from '../../session';
 import './account.css';
 
 const ACCOUNT_KEY = ['account'] as const;

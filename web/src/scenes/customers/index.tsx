@@ -1,10 +1,10 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'wouter';
-import { type Customer, type CustomerFields, api } from '../api';
-import { Field, FormActions, FormOutcome, PageTitle, QueryError, placeError } from '../components';
-import { formatNumber } from '../format';
-import { useUser } from '../session';
+import { type Customer, type CustomerFields, api } from '../../api';
+import { Field, FormActions, FormOutcome, PageTitle, QueryError, placeError } from '../../components';
+import { formatNumber } from '../../format';
+import { useUser } from '../../session';
 
 const PAGE_SIZE = 50;
 const ACTIVE_FILTERS = { true: 'Active', false: 'Inactive', all: 'All' } as const;

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import type { FileUpload } from './api';
-import { formatBytes } from './format';
+import type { FileUpload } from '../api';
+import { formatBytes } from '../format';
 
 /** GET /api/projects/:id/files/:fileId/preview (the width within the API's 64–1600). */
 const previewUrl = (projectId: string, fileId: string, page: number, width: number) =>

@@ -1,12 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation } from 'wouter';
-import { api } from '../api';
-import { ErrorMessage, Field, PageTitle } from '../components';
-import { ROLE_LABELS } from '../format';
-import { MAX_LENGTH } from '../../../src/domain/limits';
-import { useUser } from '../session';
-import { JobFieldsEditor, type JobValues, jobBody, jobRefusals, jobValuesOf, placeJobError } from '../job';
+import { api } from '../../api';
+import { ErrorMessage, Field, PageTitle } from '../../components';
+import { ROLE_LABELS } from '../../format';
+import { MAX_LENGTH } from '../../../../src/domain/limits';
+import { useUser } from '../../session';
+import { JobFieldsEditor, type JobValues, jobBody, jobRefusals, jobValuesOf, placeJobError } from '../../components/job-fields';
 
 /** Create a project: anyone for themselves; an admin for any active member. */
 export function NewProjectPage() {
