@@ -233,7 +233,7 @@ export const UploadResult = Type.Object({ id: Type.String(), url: Type.String(),
 
 export const ActivityEntry = Type.Object({
   id: Type.String(),
-  userId: Type.String(),
+  userId: NullableString({ description: 'who acted; null for an answer given through a proof link' }),
   userName: NullableString({ description: "the acting user's name" }),
   action: Type.String(),
   entityType: Type.String(),
