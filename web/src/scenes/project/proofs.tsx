@@ -26,8 +26,6 @@ export function Proofs({ project }: { project: ProjectDetail }) {
       {!proofs.data && <QueryError query={proofs} what="The proofs" />}
       {proofs.isPending && <p className="muted">Loading…</p>}
       {proofs.data && items.length === 0 && <p className="muted">No proof yet.{isShop ? ' Post the artwork for the customer to approve before printing.' : ''}</p>}
-      {latest?.status === 'pending' && mayAnswer && <Answer project={project} proof={latest} onBehalf={me.role !== 'CLIENT'} />}
-      {latest?.status === 'pending' && isShop && <SendLink projectId={project.id} proof={latest} />}
       {items.length > 0 && (
         <ol className="proof-list" aria-label="Proof versions, newest first">
           {items.map((p) => (
@@ -35,6 +33,8 @@ export function Proofs({ project }: { project: ProjectDetail }) {
           ))}
         </ol>
       )}
+      {latest?.status === 'pending' && mayAnswer && <Answer project={project} proof={latest} onBehalf={me.role !== 'CLIENT'} />}
+      {latest?.status === 'pending' && isShop && <SendLink projectId={project.id} proof={latest} />}
       {isShop && <PostProof projectId={project.id} next={(latest?.version ?? 0) + 1} />}
     </section>
   );
