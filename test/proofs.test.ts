@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { barsPdf } from './helpers/pdf.js';
 import { eventuallyPasses } from './helpers/eventually.js';
 import { mailEnv } from './helpers/mail.js';
-import { type Client, type TestService, startTestService } from './helpers/service.js';
+import { type Client, type TestService, openEventStream, startTestService } from './helpers/service.js';
 import { type TestSmtpServer, startSmtpServer } from './helpers/smtp.js';
 import { type Receiver, startReceiver, verifiedBy } from './helpers/webhook-receiver.js';
 import type { User } from '../src/domain/model.js';
@@ -266,6 +266,32 @@ describe('proofs', () => {
       assert.equal(bodies[1].data.proof.id, v1.id);
       assert.equal(bodies[1].data.proof.response.note, 'Smaller');
       assert.equal(bodies[3].data.project.id, projectId);
+    });
+
+    test('realtime: a post and an answer (through a link too) reach the streams of who may see the project, and no other', async () => {
+      const projectId = await newProject();
+      const [clientStream, strangerStream] = await Promise.all([openEventStream(client.client), openEventStream(otherPoc.client)]);
+      try {
+        const v1 = await posted(poc, projectId);
+        const { token } = await sendLink(projectId, v1.id);
+        assert.equal((await svc.anonymous.post(`/api/proof-links/${token}/approve`, { name: 'Bea' })).status, 200);
+        const events = await clientStream.next(4);
+        assert.deepEqual(
+          events.map((e) => [e.event, e.data.payload?.id ?? null]),
+          [
+            ['project-updated', projectId],
+            ['stats-updated', null],
+            ['project-updated', projectId],
+            ['stats-updated', null],
+          ],
+        );
+        // The other POC's stream stays silent about it: what it carries within 300 ms is not this project.
+        await strangerStream.idWithin(300);
+        await assert.rejects(strangerStream.next(1, 200));
+      } finally {
+        clientStream.close();
+        strangerStream.close();
+      }
     });
 
     test('the dashboard counts open projects whose latest proof waits, or came back, scoped like the rest', async () => {
