@@ -424,3 +424,27 @@ describe('approval links: throttling', () => {
     assert.equal(login.status, 429, 'the same counter as sign-ins');
   });
 });
+
+describe('proofs with DOCUMENT_ACCESS=private', () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService({ env: { DOCUMENT_ACCESS: 'private' } });
+  });
+  after(() => svc?.close());
+
+  test('a proof’s url is ours and answers only who may see the project now', async () => {
+    const [poc, otherPoc] = await Promise.all([svc.signIn('POC'), svc.signIn('POC')]);
+    const projectId = (await svc.createProject(poc.user.id, { status: 'APPROVED', piStatus: 'VERIFIED' })).id;
+    const bytes = barsPdf(1);
+    const res = await postProof(poc.client, projectId, [{ file: bytes }]);
+    assert.equal(res.status, 201, res.text);
+    const url = new URL(res.body.url);
+    assert.equal(url.origin, svc.url);
+    assert.match(url.pathname, /^\/files\/print-orders\/.+\/proof\/proof_\d+\.pdf$/);
+    const own = await fetch(url, { headers: { cookie: poc.client.cookie! } });
+    assert.equal(own.status, 200);
+    assert.deepEqual(Buffer.from(await own.arrayBuffer()), bytes);
+    assert.equal((await fetch(url, { headers: { cookie: otherPoc.client.cookie! } })).status, 404);
+    assert.equal((await fetch(url)).status, 401);
+  });
+});
