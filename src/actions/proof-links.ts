@@ -92,19 +92,17 @@ async function openLink(deps: Pick<Deps, 'store' | 'config'>, token: string, add
   const nowMs = Date.now();
   const retryAfter = (windowStartedAt: string) => Math.max(1, Math.ceil((Date.parse(windowStartedAt) + windowMs - Date.now()) / 1000));
   const plausible = /^[0-9A-Za-z]{32,200}$/.test(token);
-  const [link, state] = await Promise.all([
-    plausible ? deps.store.proofs.links.findByHash(hashToken(token)) : undefined,
+  const [opened, state] = await Promise.all([
+    plausible ? deps.store.proofs.links.open(hashToken(token)) : undefined,
     deps.store.loginFailures.state(key, { windowStart: new Date(nowMs - windowMs).toISOString(), staleBefore: nowMs }),
   ]);
   if (state.failures >= max) throw proofErrors.tooManyLinkAttempts(retryAfter(state.windowStartedAt));
-  const proof = link && (await deps.store.proofs.findById(link.proofId));
-  const project = proof && (await deps.store.projects.findWithNames(proof.projectId));
-  if (!link || !proof || !project || !linkOpen(link, proof, nowMs)) {
+  if (!opened || !linkOpen(opened.link, opened.proof, nowMs)) {
     const [counted] = await deps.store.loginFailures.count([key], new Date(nowMs).toISOString(), new Date(nowMs - windowMs).toISOString());
     if (counted && counted.failures > max) throw proofErrors.tooManyLinkAttempts(retryAfter(counted.windowStartedAt));
     throw proofErrors.invalidLink();
   }
-  return { link, proof, project: { id: project.id, name: project.name, reference: project.reference, customerName: project.customerName } };
+  return opened;
 }
 
 /** GET /api/proof-links/:token: the project's name, reference and customer, the proof, and its page count (1 for a picture, null without a preview). */

@@ -181,11 +181,33 @@ export function proofsRepo(db: DB, dialect: Database['dialect']) {
       async remove(id: string): Promise<void> {
         await db.deleteFrom('proof_links').where('id', '=', id).execute();
       },
-      async findByHash(tokenHash: string): Promise<ProofLink | undefined> {
-        const r = await db.selectFrom('proof_links').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
-        return (
-          r && { id: r.id, proofId: r.proof_id, email: r.email, name: r.name, createdById: r.created_by_id, createdAt: r.created_at, expiresAt: r.expires_at }
-        );
+      /** A link by its token's hash, with its proof and the three facts of the project its page shows: one read. */
+      async open(tokenHash: string): Promise<{ link: ProofLink; proof: Proof; project: { id: string; name: string; reference: string | null; customerName: string | null } } | undefined> {
+        const r = await db
+          .selectFrom('proof_links')
+          .innerJoin('proofs', 'proofs.id', 'proof_links.proof_id')
+          .innerJoin('projects', 'projects.id', 'proofs.project_id')
+          .leftJoin('customers', 'customers.id', 'projects.customer_id')
+          .selectAll('proofs')
+          .select([
+            'proof_links.id as link_id',
+            'proof_links.email as link_email',
+            'proof_links.name as link_name',
+            'proof_links.created_by_id as link_created_by_id',
+            'proof_links.created_at as link_created_at',
+            'proof_links.expires_at as link_expires_at',
+            'projects.name as project_name',
+            'projects.reference as project_reference',
+            'customers.name as customer_name',
+          ])
+          .where('proof_links.token_hash', '=', tokenHash)
+          .executeTakeFirst();
+        if (!r) return undefined;
+        return {
+          link: { id: r.link_id, proofId: r.id, email: r.link_email, name: r.link_name, createdById: r.link_created_by_id, createdAt: r.link_created_at, expiresAt: r.link_expires_at },
+          proof: toProof(r),
+          project: { id: r.project_id, name: r.project_name, reference: r.project_reference, customerName: r.customer_name },
+        };
       },
     },
   };
