@@ -20,7 +20,7 @@ const NOT_FOUND = { error: 'Project not found' };
 /** The job's fields of a project that has none recorded (test/job.test.ts covers them). */
 const NO_JOB = { reference: null, dueDate: null, deliveryAddress: null, overdue: false, items: [] };
 /** No PI yet, nothing paid (interface.md, "The PI and payments"). */
-const NO_PI = { pi: null, paid: 0, balance: null };
+const NO_PI = { pi: null, paid: 0, balance: null, proof: null };
 const FORBIDDEN = { error: 'Forbidden' };
 const UNAUTHORIZED = { error: 'Unauthorized' };
 const WAIT_FOR_APPROVAL = 'POCs can upload documents only after admin approves the project and verifies the PI';

@@ -89,6 +89,7 @@ export const presentProject = (p: ProjectWithNames, today: string) => ({
   },
   paid: p.paid,
   balance: balanceOf(p.pi, p.paid),
+  proof: p.proof ? { id: p.proof.id, version: p.proof.version, status: p.proof.status } : null,
   createdAt: p.createdAt,
   updatedAt: p.updatedAt,
 });

@@ -28,6 +28,7 @@ export const PROJECT_KEYS = [
   'piStatus',
   'pocId',
   'pocName',
+  'proof',
   'reference',
   'status',
   'updatedAt',

@@ -204,7 +204,7 @@ export function ActivityList({ entries, projectName }: { entries: ActivityEntry[
         return (
           <li key={e.id}>
             <div>
-              <strong>{personName(e.userId, e.userName, me) ?? 'Someone else'}</strong>{' '}
+              <strong>{personName(e.userId, e.userName, me) ?? (typeof e.details.byName === 'string' ? e.details.byName : 'Someone else')}</strong>{' '}
               {projectName && e.entityType === 'project' ? <ProjectAction entry={e} name={projectName(e.entityId)} /> : activityLabel(e.action)}
               {details && <div className="muted small-text">{details}</div>}
             </div>
