@@ -24,7 +24,7 @@ test('50 thumbnails that exist, three times over, are never throttled; 30 misses
   const poc = await svc.createUser({ role: 'POC' });
   const project = await svc.createProject(poc.user.id, { name: 'Scanned' });
   const root = svc.deps.storage.servesOwnFiles!.root;
-  const files = [];
+  const files: string[] = [];
   for (let i = 0; i < 50; i++) {
     const f = await insertFile(svc, project.id, 'PO', poc.user.id);
     await fs.mkdir(path.dirname(path.join(root, f.storageKey)), { recursive: true });
