@@ -9,9 +9,19 @@ test('owners are served in turn, each in their own order', () => {
   q.push('other', 'o1');
   q.push('small', 's2');
   const order: string[] = [];
-  for (let x = q.shift(); x !== undefined; x = q.shift()) order.push(x);
+  for (let x = q.shift(); x !== undefined; x = q.shift()) order.push(x.item);
   assert.deepEqual(order, ['f1', 's1', 'o1', 'f2', 's2', 'f3', 'f4', 'f5']);
   assert.equal(q.size, 0);
+});
+
+test('the owner with fewest renderings under way goes first: a newcomer before a flood already running', () => {
+  const q = new FairQueue<string>(100, 100);
+  for (let i = 1; i <= 3; i++) q.push('flood', `f${i}`);
+  q.push('small', 's1');
+  const running = new Map([['flood', 2]]);
+  const first = q.shift((o) => running.get(o) ?? 0);
+  assert.deepEqual(first, { owner: 'small', item: 's1' });
+  assert.deepEqual(q.shift((o) => running.get(o) ?? 0), { owner: 'flood', item: 'f1' });
 });
 
 test('bounded in all and per owner: a flood fills its share, others still get in', () => {

@@ -1,7 +1,7 @@
 /**
  * Who gets the next rendering slot (issue 33, item 12): the waiting requests of each user in their
- * order, the users in turn, so one user's flood of previews makes another's small one wait for a
- * slot to free, not for the flood. Bounded twice: at most `maxWaiting` in all (each waiting
+ * order; the user with fewest renderings under way first, the users in turn among equals, so one
+ * user's flood of previews makes another's small one wait for the first slot to free, not for the flood. Bounded twice: at most `maxWaiting` in all (each waiting
  * request holds its document in a temporary file) and at most `maxPerOwner` for one user, so a
  * flood fills its own share and leaves the rest to everyone else.
  */
@@ -30,16 +30,26 @@ export class FairQueue<T> {
     return 'queued';
   }
 
-  /** The next item: the first owner in turn's oldest; that owner then goes to the back. */
-  shift(): T | undefined {
-    const next = this.#byOwner.entries().next();
-    if (next.done) return undefined;
-    const [owner, items] = next.value;
+  /**
+   * The next item and its owner: the oldest of the owner with fewest renderings under way
+   * (`running`; a user with none goes before a flood's), the first in turn among equals; that
+   * owner then goes to the back of the turn.
+   */
+  shift(running: (owner: string) => number = () => 0): { owner: string; item: T } | undefined {
+    let chosen: string | undefined;
+    let fewest = Infinity;
+    for (const owner of this.#byOwner.keys()) {
+      const n = running(owner);
+      if (n < fewest) [chosen, fewest] = [owner, n];
+      if (n === 0) break;
+    }
+    if (chosen === undefined) return undefined;
+    const items = this.#byOwner.get(chosen)!;
     const item = items.shift()!;
     this.#size--;
-    this.#byOwner.delete(owner);
-    if (items.length) this.#byOwner.set(owner, items);
-    return item;
+    this.#byOwner.delete(chosen);
+    if (items.length) this.#byOwner.set(chosen, items);
+    return { owner: chosen, item };
   }
 
   /** Takes everything out (shutdown). */

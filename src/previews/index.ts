@@ -20,15 +20,15 @@ export type Preview = { image: Buffer; contentType: 'image/webp'; pages: number 
  *
  * A document that cannot be rendered within the bounds is remembered as such, whatever the page
  * and width asked (issue 33, item 12: fifteen widths of one heavy PDF each cost a rendering), and
- * until one of its previews has been made, its renderings are made one at a time, so the requests
- * for other widths and pages learn of a failure instead of each trying again. The renderer serves
- * the users in turn (fair-queue.ts).
+ * a document's renderings are made one at a time, so the requests for other widths and pages learn
+ * of a failure instead of each trying again (a page count known says nothing of whether a page can
+ * be drawn). The renderer serves the users in turn (fair-queue.ts).
  */
 export class Previews {
   readonly cache: PreviewCache;
   readonly renderer: PreviewRenderer;
   readonly #making = new Map<string, Promise<Preview>>();
-  /** The last rendering queued for each document not yet known to render (its successors wait for it). */
+  /** The last rendering queued for each document (the next of the same document waits for it). */
   readonly #documents = new Map<string, Promise<unknown>>();
 
   constructor(
@@ -48,10 +48,9 @@ export class Previews {
     if (known) return known;
     let making = this.#making.get(key);
     if (!making) {
-      // A PDF whose page count is kept rendered before: its pages and widths may be made side by side.
-      const proven = kind === 'pdf' && (await this.cache.pages(docKey)) !== null;
+      // One at a time per document, each looking at the cache again when its turn comes (a failure meanwhile is answered at once).
       const make = () => this.#make(storage, file, kind, page, width, key, docKey, owner);
-      making = (proven ? make() : this.#oneAtATime(docKey, async () => (await this.#known(kind, docKey, key, page)) ?? make())).finally(() => this.#making.delete(key));
+      making = this.#oneAtATime(docKey, async () => (await this.#known(kind, docKey, key, page)) ?? make()).finally(() => this.#making.delete(key));
       this.#making.set(key, making);
     }
     return making;

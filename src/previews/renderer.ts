@@ -182,6 +182,8 @@ export class PreviewRenderer {
   readonly #idle: Slot[];
   readonly #all: Slot[];
   readonly #waiting: FairQueue<{ resolve: (slot: Slot) => void; reject: (err: Error) => void }>;
+  /** Renderings under way per owner: who has fewest goes first (fair-queue.ts). */
+  readonly #running = new Map<string, number>();
   #closed = false;
 
   constructor(
@@ -193,19 +195,31 @@ export class PreviewRenderer {
     this.#waiting = new FairQueue(limits.maxWaiting, perOwnerShare(limits.maxWaiting));
   }
 
-  /** Makes one preview for `owner` (the user who asked: waiting requests are served user by user in turn). */
+  /** Makes one preview for `owner` (the user who asked: a free slot goes to the waiting user with fewest renderings under way). */
   async render(job: RenderJob, owner = ''): Promise<RenderOutcome> {
     if (this.#closed) throw new AppError(503, 'Service is shutting down');
-    const slot = this.#idle.pop() ?? (await this.#turn(owner));
+    const idle = this.#idle.pop();
+    if (idle) this.#count(owner, 1);
+    const slot = idle ?? (await this.#turn(owner));
     try {
       const outcome = await slot.run(job);
       if (!outcome.ok && outcome.reason === 'unreadable') this.log.warn({ kind: job.kind, page: job.page, detail: outcome.detail }, 'no preview: the document could not be rendered');
       return outcome;
     } finally {
-      const next = this.#waiting.shift();
-      if (next) next.resolve(slot);
-      else this.#idle.push(slot);
+      this.#count(owner, -1);
+      const next = this.#waiting.shift((o) => this.#running.get(o) ?? 0);
+      if (next) {
+        // Counted as it is handed over, so the next choice already sees it.
+        this.#count(next.owner, 1);
+        next.item.resolve(slot);
+      } else this.#idle.push(slot);
     }
+  }
+
+  #count(owner: string, by: number): void {
+    const n = (this.#running.get(owner) ?? 0) + by;
+    if (n > 0) this.#running.set(owner, n);
+    else this.#running.delete(owner);
   }
 
   #turn(owner: string): Promise<Slot> {
