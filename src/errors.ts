@@ -91,6 +91,10 @@ export const errors = {
   tooManyTokenAttempts: (retryAfterSeconds: number) =>
     new AppError(429, 'Too many failed token attempts, try again later', { 'retry-after': String(retryAfterSeconds) }),
 
+  tooManyStreams: (max: number) =>
+    new AppError(429, `Too many realtime streams open for this user (at most ${max}); close one and try again`, { 'retry-after': '10' }),
+  tooManyDocumentMisses: (retryAfterSeconds: number) =>
+    new AppError(429, 'Too many requests for documents that do not exist, try again later', { 'retry-after': String(retryAfterSeconds) }),
   passwordWorkBusy: () => new AppError(503, 'Too many sign-ins at once, try again in a moment', { 'retry-after': '1' }),
   invalidCursor: error(400, 'Invalid cursor'),
   bodyTooDeep: error(400, 'Request body is nested too deeply'),

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
+import { serializeRequest } from './log-redaction.js';
 
 /**
  * What every part of the service logs through: the service's pino logger (`deps.log`), a child of
@@ -8,13 +9,15 @@ import { pino } from 'pino';
  */
 export type Log = FastifyBaseLogger;
 
-/** pino options: passwords, cookies and tokens never written. */
+/** pino options: passwords, cookies and tokens never written, nor the secret parts of request addresses. */
 const loggerOptions = (level: string): pino.LoggerOptions => ({
   level,
   redact: {
     paths: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]', '*.password', '*.passwordHash', '*.token'],
     censor: '[redacted]',
   },
+  // Request addresses may carry credentials (reset links, proof links, token= queries).
+  serializers: { req: serializeRequest },
 });
 
 /**

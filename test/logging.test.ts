@@ -66,3 +66,23 @@ test('what an action logs about a request carries that request’s id, even afte
   assert.equal(unannounced.reqId, out.headers.get('x-request-id'));
   assert.match(unannounced.err?.message ?? '', /^The realtime broker is closed/);
 });
+
+test('request lines never carry a reset token, a proof link’s token or any token= in a query (issue 33, item 13)', async () => {
+  const secret = 'Zz9-live-credential-0123456789abcdef';
+  const client = new Client(url);
+  await client.get(`/reset-password?token=${secret}`);
+  await client.get(`/api/auth/reset-password?token=${secret}`);
+  await client.get(`/proofs/${secret}`);
+  await client.get(`/proofs/${secret}/approve`);
+  await client.get(`/api/proof-links/${secret}`);
+  await client.get(`/api/projects?token=${secret}&q=kept`);
+  await client.get(`/api/projects?access_token=${secret}`);
+  await eventuallyPasses(() => {
+    const urls = log.lines.map((l) => (l.req as { url?: string } | undefined)?.url).filter(Boolean);
+    assert.ok(urls.includes('/reset-password?[redacted]'), 'the reset link was logged, redacted');
+    assert.ok(urls.includes('/proofs/[redacted]/approve'), 'the proof link was logged, redacted');
+    assert.ok(urls.includes('/api/proof-links/[redacted]'));
+    assert.ok(urls.includes('/api/projects?token=[redacted]&q=kept'), 'the rest of the query is kept');
+  });
+  assert.ok(!log.text.join('\n').includes(secret), 'the secret is nowhere in the log');
+});

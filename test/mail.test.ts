@@ -333,6 +333,39 @@ describe('email: what an email says is what holds when it is sent (issue 20)', (
   });
 });
 
+describe('email: who may see the project is asked when the email is sent (issue 33, item 14)', () => {
+  let smtp: TestSmtpServer;
+  let svc: TestService;
+  let close: () => Promise<void>;
+  // A long window, ended by the test (sendNow): the loss of access falls within the batch.
+  before(async () => ({ smtp, svc, close } = await startMailService(3600)));
+  after(() => close?.());
+
+  test('a CLIENT moved to another customer, or whose customer’s project moved away, within the window gets no email; the others theirs', async () => {
+    const admin = await svc.signIn('ADMIN', { email: 'moved-admin@example.com', name: 'Ann Moved' });
+    const poc = await svc.createUser({ role: 'POC', email: 'moved-poc@example.com' });
+    const acme = (await admin.client.post('/api/customers', { name: 'Acme Moved' })).body.id as string;
+    const beta = (await admin.client.post('/api/customers', { name: 'Beta Moved' })).body.id as string;
+    const gamma = (await admin.client.post('/api/customers', { name: 'Gamma Moved' })).body.id as string;
+    const [moved, stays, left] = await Promise.all(['moved', 'stays', 'left'].map((n) => svc.createUser({ role: 'CLIENT', email: `${n}-client@example.com` })));
+    for (const c of [moved!, stays!, left!]) assert.equal((await admin.client.patch(`/api/team/${c.user.id}`, { customerId: acme })).status, 200);
+    const one = await svc.createProject(poc.user.id, { name: 'Moved cards', customerId: acme });
+    const two = await svc.createProject(poc.user.id, { name: 'Moved menus', customerId: acme });
+    for (const p of [one, two]) assert.equal((await admin.client.post(`/api/projects/${p.id}/comments`, { body: `about ${p.name}` })).status, 201);
+    const queued = await svc.deps.database.db.selectFrom('outbox').select(['recipient_id']).where('status', '=', 'pending').execute();
+    assert.ok(queued.some((r) => r.recipient_id === moved!.user.id), 'the email to the moved CLIENT was queued while they could see');
+
+    // Within the window: one CLIENT moves to Beta; project two moves to Gamma (so no Acme CLIENT sees it).
+    assert.equal((await admin.client.patch(`/api/team/${moved!.user.id}`, { customerId: beta })).status, 200);
+    assert.equal((await admin.client.patch(`/api/projects/${two.id}`, { customerId: gamma })).status, 200);
+    const from = smtp.received.length;
+    await sendNow(svc);
+    const got = summary(smtp, from);
+    assert.ok(!got.some((m) => m.startsWith('moved-client@')), `the moved CLIENT got nothing: ${got.join('; ')}`);
+    assert.deepEqual(got.filter((m) => m.includes('-client@')), ['left-client@example.com: New comment: Moved cards', 'stays-client@example.com: New comment: Moved cards']);
+  });
+});
+
 describe('email without SMTP_URL', () => {
   test('each email is written as an .eml file under DATA_DIR/mail', async () => {
     const svc = await startTestService({ env: mailEnv(null) });

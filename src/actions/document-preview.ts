@@ -28,7 +28,7 @@ export async function documentPreview(
   const etag = previewEtag(previewKey(file, request.page, request.width));
   let preview;
   try {
-    preview = await deps.previews.of(deps.storage, file, kind, request.page, request.width);
+    preview = await deps.previews.of(deps.storage, file, kind, request.page, request.width, actor.id);
   } catch (err) {
     // A record whose bytes the store no longer holds cannot be shown.
     if (err instanceof ObjectMissingError) throw errors.noPreview();

@@ -3,6 +3,9 @@ import type { DB } from './index.js';
 import { OPEN_WITH_DUE_DATE } from './projects.js';
 import { type Scope, visibleTo } from './visibility.js';
 
+/** Where a balance is cut in two for summing (outstanding): each part's sum stays far inside 64 bits. */
+const SPLIT = 1_000_000_000;
+
 /** The dashboard's figures, over the projects the scope may see (db/visibility.ts). */
 export function statsRepo(db: DB) {
   return {
@@ -73,8 +76,10 @@ export function statsRepo(db: DB) {
     /**
      * What is still owed, per currency: the sum of the positive balances (the PI's amount less the
      * project's payments) of the PIs submitted or verified, on projects not cancelled. Each balance
-     * is exact; their total may pass 2^53, so it is summed by the database (SQLite's 64-bit
-     * integers, PostgreSQL's numeric) and read as text, exactly.
+     * is exact; their total may pass 2^53, and even 2^63, where SQLite's sum() fails with "integer
+     * overflow" (issue 33, item 11: ~1,025 PIs of the old bound). So each balance is summed in two
+     * parts, its billions and the rest (SPLIT), each far from overflowing on either database
+     * (PostgreSQL's sum of a bigint is a numeric anyway), read as text and joined with bigints.
      */
     async outstanding(scope: Scope): Promise<{ currency: string; amount: bigint; projects: number }[]> {
       const paid = db.selectFrom('payments').select(['project_id', sql<number>`sum(amount)`.as('paid')]).groupBy('project_id').as('paid');
@@ -84,7 +89,8 @@ export function statsRepo(db: DB) {
         .leftJoin(paid, 'paid.project_id', 'projects.id')
         .select([
           'projects.pi_currency as currency',
-          sql<string>`cast(sum(${balance}) as text)`.as('amount'),
+          sql<string>`cast(sum(cast(${balance} as bigint) / ${sql.lit(SPLIT)}) as text)`.as('high'),
+          sql<string>`cast(sum(cast(${balance} as bigint) % ${sql.lit(SPLIT)}) as text)`.as('low'),
           (eb) => eb.fn.countAll<number>().as('n'),
         ])
         .where('projects.pi_amount', 'is not', null)
@@ -95,7 +101,7 @@ export function statsRepo(db: DB) {
         .groupBy('projects.pi_currency')
         .orderBy('projects.pi_currency')
         .execute();
-      return rows.map((r) => ({ currency: r.currency!, amount: BigInt(r.amount), projects: Number(r.n) }));
+      return rows.map((r) => ({ currency: r.currency!, amount: BigInt(r.high) * BigInt(SPLIT) + BigInt(r.low), projects: Number(r.n) }));
     },
     async team(): Promise<{ role: string; active: boolean; n: number }[]> {
       const rows = await db

@@ -7,11 +7,14 @@
  */
 
 /**
- * The largest amount taken, and the largest sum of one project's payments: a round number just
- * below Number.MAX_SAFE_INTEGER (9,007,199,254,740,991), so every amount, sum and balance is
- * exact as a JavaScript number and as a JSON number in any client.
+ * The largest amount taken (a PI's, a payment's), and the largest sum of one project's payments:
+ * 10^12 minor units (₹1,000 crore, ¥1 trillion), beyond any print job, so a typo or a hostile
+ * client cannot make figures that mean nothing (issue 33, item 11). Far below
+ * Number.MAX_SAFE_INTEGER, so every amount, sum and balance is exact as a JavaScript number and as
+ * a JSON number in any client; totals over many projects are summed without overflow
+ * (db/stats.ts) whatever older rows hold (the bound was 9,007,199,254,740,000 before).
  */
-export const MAX_AMOUNT = 9_007_199_254_740_000;
+export const MAX_AMOUNT = 1_000_000_000_000;
 
 /** ISO 4217 codes as Intl knows them, read once. */
 let known: Set<string> | undefined;

@@ -4,7 +4,7 @@ import type { Store } from '../db/store.js';
 import type { Log } from '../logger.js';
 import { digestOf, digestReachOf, isEmptyDigest } from '../domain/due-digest.js';
 import type { User } from '../domain/model.js';
-import { seesInternal, viewerOf } from '../domain/visibility.js';
+import { maySeeProject, seesInternal, viewerOf } from '../domain/visibility.js';
 import { dueDigestDayOf } from './outbox.js';
 import { emailRuleOf } from './rules.js';
 import { type MailEvent, dueDigestEmail, projectEmail, webhookDeactivatedEmail } from './templates.js';
@@ -44,8 +44,8 @@ export const backoffMs = (attempts: number, retry: Config['mail']['retry'], rand
 /**
  * Delivers the outbox: each round (the `mail dispatch` job, every MAIL_POLL_MS: jobs.ts) claims
  * due rows (db/mail.ts claim: SKIP LOCKED on PostgreSQL, so several instances never take the same
- * row), composes each email from what the database says now (the recipient still active and still
- * wanting the category), sends it, and marks it sent, or due again after a backoff. A restart
+ * row), composes each email from what the database says now (the recipient still active, still
+ * allowed to see the project and still wanting the category), sends it, and marks it sent, or due again after a backoff. A restart
  * loses nothing: unsent rows wait in the database, and a claim left by a dead instance lapses with its lease.
  */
 export class MailDispatcher {
@@ -134,6 +134,11 @@ export class MailDispatcher {
     const digestDay = dueDigestDayOf(row.events);
     if (digestDay !== null) return this.#composeDueDigest(recipient, digestDay);
     if (!row.projectId) return this.#composeNotice({ name: recipient.name, address: recipient.email }, row, recipient.role);
+    // Who may see the project is asked now, not when the change was queued: a CLIENT moved to another
+    // customer (or a project moved away from theirs, or a POC no longer its owner) within the window
+    // gets nothing about it, as the email would show the project as it stands after they lost access.
+    const project = await this.store.projects.findById(row.projectId);
+    if (!project || !maySeeProject(viewerOf(recipient), project)) return null;
     const optouts = await this.store.emailOptouts.list(recipient.id);
     // An internal note queued for someone who no longer sees internal notes (made a CLIENT since) is left out.
     const seesNotes = seesInternal(viewerOf(recipient));
@@ -141,8 +146,7 @@ export class MailDispatcher {
       const rule = emailRuleOf(e.action);
       return rule !== null && !optouts.includes(rule.category) && (seesNotes || e.details.internal !== true);
     });
-    const project = await this.store.projects.findById(row.projectId);
-    if (!events.length || !project) return null;
+    if (!events.length) return null;
     const names = new Map<string, string>();
     for (const id of new Set(events.map((e) => e.actorId))) names.set(id, (await this.store.users.findById(id))?.name ?? 'someone');
     const listed: MailEvent[] = events.map((e) => ({ action: e.action, actorName: names.get(e.actorId)!, at: e.at, details: e.details }));

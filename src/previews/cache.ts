@@ -10,8 +10,8 @@ const PRUNE_TO = 0.8;
 
 /**
  * Previews on disk (DATA_DIR/previews), named by the document's SHA-256, the page and the width:
- * `<key>.webp` the picture, `<document>.pages` a PDF's page count, `<key>.failed` a preview that
- * could not be made (kept an hour). Bounded: past `maxBytes` the least recently used files are
+ * `<key>.webp` the picture, `<document>.pages` a PDF's page count, `<document>.failed` a document
+ * that could not be rendered and `<key>.failed` a page too large at a width (each kept an hour). Bounded: past `maxBytes` the least recently used files are
  * removed (a hit renews a file's time). Writes go through a temporary name, so a reader never sees half a file.
  */
 export class PreviewCache {
@@ -40,7 +40,7 @@ export class PreviewCache {
     return Number.isInteger(n) && n > 0 ? n : null;
   }
 
-  /** True when this preview failed within the last hour. */
+  /** True when this preview (a preview's key), or any of the document (a document's key), failed within the last hour. */
   async failed(key: string): Promise<boolean> {
     const stat = await fs.stat(this.#path(`${key}.failed`)).catch(() => null);
     return stat !== null && Date.now() - stat.mtimeMs < FAILURE_TTL_MS;

@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { PDF_DPI, PREVIEW_BOUNDS, pageWithinBounds, previewWidth, type PreviewKind } from '../domain/previews.js';
 import { AppError } from '../errors.js';
 import type { Log } from '../logger.js';
+import { FairQueue, perOwnerShare } from './fair-queue.js';
 import { RENDER_INIT_ENV, RENDER_SOURCE, type RenderInit } from './render-source.js';
 
 export interface RendererLimits {
@@ -15,7 +16,7 @@ export interface RendererLimits {
   timeoutMs: number;
   /** A rendering process whose resident memory grows past this is killed (its JavaScript heap is bounded below it too). */
   memoryBytes: number;
-  /** Requests waiting for a turn beyond the ones being made; more are refused with 503. */
+  /** Requests waiting for a turn beyond the ones being made; more are refused with 503 (and one user may hold a quarter of them: fair-queue.ts). */
   maxWaiting: number;
 }
 
@@ -31,7 +32,7 @@ export interface RenderJob {
 export type RenderOutcome =
   | { ok: true; image: Buffer; width: number; height: number; pages: number | null }
   | { ok: false; reason: 'no-page'; pages: number }
-  | { ok: false; reason: 'unreadable'; detail: string };
+  | { ok: false; reason: 'unreadable'; detail: string; pageOnly?: true };
 
 /** What the rendering process says (render-source.ts). */
 type Said =
@@ -72,7 +73,8 @@ function decide(job: RenderJob, pages: number, size: { width: number; height: nu
   if (!Number.isInteger(pages) || pages < 1 || pages > PREVIEW_BOUNDS.maxPages) return { ok: false, reason: 'unreadable', detail: `page count ${pages}` };
   if (!size) return { ok: false, reason: 'no-page', pages };
   const width = previewWidth(job.width, (size.width * PDF_DPI) / 72);
-  if (!pageWithinBounds(size, width)) return { ok: false, reason: 'unreadable', detail: `page of ${size.width} × ${size.height}` };
+  // The page's size at this width: another width or page may be within the bounds.
+  if (!pageWithinBounds(size, width)) return { ok: false, reason: 'unreadable', detail: `page of ${size.width} × ${size.height}`, pageOnly: true };
   return { width };
 }
 
@@ -179,7 +181,9 @@ class Slot {
 export class PreviewRenderer {
   readonly #idle: Slot[];
   readonly #all: Slot[];
-  readonly #waiting: { resolve: (slot: Slot) => void; reject: (err: Error) => void }[] = [];
+  readonly #waiting: FairQueue<{ resolve: (slot: Slot) => void; reject: (err: Error) => void }>;
+  /** Renderings under way per owner: who has fewest goes first (fair-queue.ts). */
+  readonly #running = new Map<string, number>();
   #closed = false;
 
   constructor(
@@ -188,33 +192,48 @@ export class PreviewRenderer {
   ) {
     this.#all = Array.from({ length: limits.concurrency }, () => new Slot(limits));
     this.#idle = [...this.#all];
+    this.#waiting = new FairQueue(limits.maxWaiting, perOwnerShare(limits.maxWaiting));
   }
 
-  async render(job: RenderJob): Promise<RenderOutcome> {
+  /** Makes one preview for `owner` (the user who asked: a free slot goes to the waiting user with fewest renderings under way). */
+  async render(job: RenderJob, owner = ''): Promise<RenderOutcome> {
     if (this.#closed) throw new AppError(503, 'Service is shutting down');
-    const slot = this.#idle.pop() ?? (await this.#turn());
+    const idle = this.#idle.pop();
+    if (idle) this.#count(owner, 1);
+    const slot = idle ?? (await this.#turn(owner));
     try {
       const outcome = await slot.run(job);
       if (!outcome.ok && outcome.reason === 'unreadable') this.log.warn({ kind: job.kind, page: job.page, detail: outcome.detail }, 'no preview: the document could not be rendered');
       return outcome;
     } finally {
-      const next = this.#waiting.shift();
-      if (next) next.resolve(slot);
-      else this.#idle.push(slot);
+      this.#count(owner, -1);
+      const next = this.#waiting.shift((o) => this.#running.get(o) ?? 0);
+      if (next) {
+        // Counted as it is handed over, so the next choice already sees it.
+        this.#count(next.owner, 1);
+        next.item.resolve(slot);
+      } else this.#idle.push(slot);
     }
   }
 
-  #turn(): Promise<Slot> {
-    if (this.#waiting.length >= this.limits.maxWaiting) {
-      throw new AppError(503, 'Too many previews are being made, try again in a moment', { 'retry-after': '1' });
-    }
-    return new Promise((resolve, reject) => this.#waiting.push({ resolve, reject }));
+  #count(owner: string, by: number): void {
+    const n = (this.#running.get(owner) ?? 0) + by;
+    if (n > 0) this.#running.set(owner, n);
+    else this.#running.delete(owner);
+  }
+
+  #turn(owner: string): Promise<Slot> {
+    return new Promise((resolve, reject) => {
+      if (this.#waiting.push(owner, { resolve, reject }) !== 'queued') {
+        reject(new AppError(503, 'Too many previews are being made, try again in a moment', { 'retry-after': '1' }));
+      }
+    });
   }
 
   /** Kills the rendering processes; previews under way end as unreadable. */
   close(): void {
     this.#closed = true;
-    for (const w of this.#waiting.splice(0)) w.reject(new AppError(503, 'Service is shutting down'));
+    for (const w of this.#waiting.drain()) w.reject(new AppError(503, 'Service is shutting down'));
     for (const slot of this.#all) slot.close();
   }
 }

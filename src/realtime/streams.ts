@@ -81,6 +81,15 @@ function framesOf(change: LoggedChange, viewerId: string, ids: EventIds): Record
 /** The secret the event ids are sealed with: one per database, so the same on every instance and across restarts. */
 const EVENT_ID_SECRET = 'realtime-event-ids';
 
+/**
+ * The most streams one user may hold open on one instance (issue 33, item 17: one CLIENT opened
+ * 1,000). A person with the web app open in a few dozen windows stays under it; the next one is
+ * refused (429), not the oldest closed: the web app retries a refused stream with a growing wait,
+ * so a window gets its stream back as another closes, where closing the oldest would make the
+ * windows take the streams from one another in turn.
+ */
+export const MAX_STREAMS_PER_USER = 32;
+
 /** Changes read from the log per query. */
 const BATCH = 500;
 /** Node's timers hold at most 2^31−1 ms (24.8 days). */
@@ -114,6 +123,8 @@ export class StreamHub {
   #unsubscribe: (() => void) | undefined;
   #closed = false;
   #ids: EventIds | undefined;
+  /** Streams held per user, counted from the request's admission (before the stream is open) to its connection's close. */
+  readonly #held = new Map<string, number>();
 
   constructor(
     private readonly store: Store,
@@ -143,6 +154,25 @@ export class StreamHub {
   /** The id a stream's viewer sees for an event number. */
   #idFor(stream: OpenStream, n: number): string {
     return this.#ids!.encode(stream.viewer.id, n);
+  }
+
+  /**
+   * Takes one of the user's stream places (MAX_STREAMS_PER_USER), counted at once so parallel
+   * requests cannot pass the cap together: a release function to call when the connection closes
+   * (once), or null when the user holds them all.
+   */
+  admit(userId: string, max = MAX_STREAMS_PER_USER): (() => void) | null {
+    const held = this.#held.get(userId) ?? 0;
+    if (held >= max) return null;
+    this.#held.set(userId, held + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.#held.get(userId) ?? 1) - 1;
+      if (left > 0) this.#held.set(userId, left);
+      else this.#held.delete(userId);
+    };
   }
 
   /** Open streams (for metrics and tests). */

@@ -4,6 +4,8 @@ import { findVisibleDocument, storedProof } from '../../actions/document-access.
 import { PRIVATE_DOCUMENT_CACHE, PRIVATE_REDIRECT_CACHE, cleanContentType, dispositionFor } from '../../domain/documents.js';
 import type { FileUpload } from '../../domain/model.js';
 import { errors } from '../../errors.js';
+import { MissThrottle } from '../miss-throttle.js';
+import { errorRef } from '../schemas.js';
 import { actorOf } from '../session.js';
 import type { App, RouteContext } from './context.js';
 
@@ -33,6 +35,8 @@ export async function fileRoutes(app: App, { deps, hooks }: RouteContext) {
   };
 
   if (mode === 'public') {
+    // A run of misses from one address is a scan of the names (issue 33, item 18): miss-throttle.ts.
+    const misses = new MissThrottle();
     app.get(
       '/files/*',
       {
@@ -40,15 +44,21 @@ export async function fileRoutes(app: App, { deps, hooks }: RouteContext) {
           tags: ['documents'],
           summary: 'A stored document (local storage driver): the `url` an upload answered',
           description:
-            'Public (DOCUMENT_ACCESS=public). Content-Type as uploaded, X-Content-Type-Options: nosniff, Content-Security-Policy: sandbox, Content-Disposition attachment for anything but passive types, by declared type and by what the bytes are. Range requests and ETags work.',
+            'Public (DOCUMENT_ACCESS=public). Content-Type as uploaded, X-Content-Type-Options: nosniff, Content-Security-Policy: sandbox, Content-Disposition attachment for anything but passive types, by declared type and by what the bytes are. Range requests and ETags work. A client address that asked for 30 documents that do not exist is answered 429 (Retry-After) for every document until it earns another miss, one every 10 s: only misses count.',
           security: [],
+          response: { 404: errorRef, 429: errorRef },
         },
       },
       async (req, reply) => {
+        const wait = misses.retryAfter(req.ip);
+        if (wait) throw errors.tooManyDocumentMisses(wait);
         const key = (req.params as { '*': string })['*'];
         const file = (await deps.store.files.findByStorageKey(key)) ?? (await storedProof(deps, key));
         // A withdrawn document answers 404 at once, even while its bytes wait to be deleted.
-        if (!file || file.voidedAt !== null) throw errors.notFound();
+        if (!file || file.voidedAt !== null) {
+          misses.miss(req.ip);
+          throw errors.notFound();
+        }
         return sendBytes(reply, key, file, 'public, max-age=31536000, immutable');
       },
     );

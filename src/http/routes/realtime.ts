@@ -2,7 +2,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import { hashToken } from '../../actions/auth.js';
 import { viewerOf } from '../../domain/visibility.js';
 import { errors } from '../../errors.js';
-import type { StreamSink } from '../../realtime/streams.js';
+import { MAX_STREAMS_PER_USER, type StreamSink } from '../../realtime/streams.js';
 import { CHANNELS, type Channel } from '../../realtime/types.js';
 import { actorOf } from '../session.js';
 import { errorRef } from '../schemas.js';
@@ -16,6 +16,8 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
 const DESCRIPTION = `Server-sent events. \`project-updated\` (data \`{"channel":"projects","payload":{"id"}}\`) then \`stats-updated\` (\`{"channel":"dashboard","payload":{}}\`) for every change to a project the user may see at that moment (ADMIN: all; others: projects whose pocId is theirs; a CLIENT also those of their customer).
 
 Every event has an \`id:\`, increasing and the same on every instance (from the activity entry that caused it). A reconnecting client sends \`Last-Event-ID\` (EventSource does so itself) or \`?lastEventId=\` and first receives every later event it may see, then live ones, without gap or duplicate; an id outside the replay window (REALTIME_REPLAY_HOURS, REALTIME_REPLAY_MAX_EVENTS) or unknown gets one \`reset\` event (data \`{}\`): refetch. Messages with only an \`id:\` line move the client's position without an event; \`: ping\` comes every 20 s.
+
+A user holds at most ${MAX_STREAMS_PER_USER} streams on one instance: one more is \`429\` \`{"error": "Too many realtime streams open for this user (at most ${MAX_STREAMS_PER_USER}); close one and try again"}\` with \`Retry-After: 10\` (the streams already open go on).
 
 When the session ends the stream receives \`session-ended\` with data \`{"reason": "signed-out" | "deactivated" | "password-changed" | "expired"}\` and is closed.`;
 
@@ -34,7 +36,7 @@ export async function realtimeRoutes(app: App, { deps, hooks, streams: hub }: Ro
           lastEventId: Type.Optional(Type.String({ description: 'as the Last-Event-ID header, for clients that cannot set it' })),
         }),
         headers: Type.Object({ 'last-event-id': Type.Optional(Type.String()) }),
-        response: { 401: errorRef },
+        response: { 401: errorRef, 429: errorRef },
       },
     },
     async (req, reply) => {
@@ -42,6 +44,9 @@ export async function realtimeRoutes(app: App, { deps, hooks, streams: hub }: Ro
       const wanted = req.query.channels ? new Set(req.query.channels.split(',').map((c) => c.trim())) : new Set<string>(ALL_CHANNELS);
       const channels = new Set(ALL_CHANNELS.filter((c) => wanted.has(c)));
       const lastEventId = req.headers['last-event-id'] ?? req.query.lastEventId;
+      const release = hub.admit(user.id);
+      if (!release) throw errors.tooManyStreams(MAX_STREAMS_PER_USER);
+      reply.raw.on('close', release);
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {

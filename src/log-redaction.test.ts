@@ -1,0 +1,23 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { redactUrl } from './log-redaction.js';
+
+test('redactUrl keeps what helps and drops what is a credential', () => {
+  const cases: Array<[string, string]> = [
+    ['/api/projects?q=abc&page=2', '/api/projects?q=abc&page=2'],
+    ['/reset-password?token=s3cret', '/reset-password?[redacted]'],
+    ['/reset-password/?t=s3cret&x=1', '/reset-password/?[redacted]'],
+    ['/%72eset-password?s3cret', '/%72eset-password?[redacted]'],
+    ['/reset-password', '/reset-password'],
+    ['/proofs/tok123', '/proofs/[redacted]'],
+    ['/proofs/tok123/approve?x=1', '/proofs/[redacted]/approve?x=1'],
+    ['/api/proof-links/tok123/decision', '/api/proof-links/[redacted]/decision'],
+    ['/anything?token=abc&keep=1', '/anything?token=[redacted]&keep=1'],
+    ['/anything?access_token=abc', '/anything?access_token=[redacted]'],
+    ['/anything?TOKEN=abc', '/anything?TOKEN=[redacted]'],
+    ['/anything?to%6Ben=abc', '/anything?to%6Ben=[redacted]'],
+    ['/anything?a=1&token', '/anything?a=1&token'],
+    ['/files/print-orders/p/po/po_1.pdf', '/files/print-orders/p/po/po_1.pdf'],
+  ];
+  for (const [url, want] of cases) assert.equal(redactUrl(url), want, url);
+});
