@@ -12,6 +12,7 @@ import { eventually } from './helpers/eventually.js';
 import { captureLogs } from './helpers/logs.js';
 import { type TestService, startTestService, testDialect } from './helpers/service.js';
 import { type TcpProxy, startTcpProxy } from './helpers/tcp-proxy.js';
+import { tusCreate, tusPatch } from './helpers/tus.js';
 
 const UNAVAILABLE = { error: 'Service temporarily unavailable' };
 
@@ -86,6 +87,9 @@ describe('PostgreSQL cut off while the pool holds connections', { skip }, () => 
     const adminUser = (await svc.signIn('ADMIN'));
     const p = await svc.createProject(adminUser.user.id, { status: 'APPROVED', piStatus: 'VERIFIED' });
     const client = adminUser.client;
+    const meta = { projectId: p.id, fileType: 'PO', filename: 'po.pdf', filetype: 'application/pdf' };
+    const started = await tusCreate(client, 16, meta);
+    assert.equal(started.status, 201, started.text);
     proxy.cut();
     try {
       await new Promise((r) => setTimeout(r, 300));
@@ -105,6 +109,9 @@ describe('PostgreSQL cut off while the pool holds connections', { skip }, () => 
       assertUnavailable(await client.patch(`/api/projects/${p.id}`, { name: 'During the outage' }));
       assertUnavailable(await client.get('/api/activity'));
       assertUnavailable(await svc.anonymous.post('/api/auth/login', { email: 'nobody@example.com', password: 'whatever' }));
+      // The resumable uploads' creation and next bytes are the interface's: 503 too (the completion keeps the upload's rule).
+      assertUnavailable(await tusCreate(client, 16, meta));
+      assertUnavailable(await tusPatch(client, started.headers.get('location')!, 0, Buffer.from('%PDF-1.4\n')));
     } finally {
       proxy.restore();
     }

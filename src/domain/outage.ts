@@ -9,6 +9,9 @@
 /** How long a client should wait before retrying, in seconds (the Retry-After header of a 503). */
 export const OUTAGE_RETRY_AFTER_SECONDS = 5;
 
+/** The answer's message: `503 {"error": "Service temporarily unavailable"}`. */
+export const OUTAGE_MESSAGE = 'Service temporarily unavailable';
+
 /** Socket-level codes of Node (and so of pg and ioredis): nobody answered, or the link broke. */
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',

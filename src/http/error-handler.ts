@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { labelOf } from '../domain/labels.js';
-import { OUTAGE_RETRY_AFTER_SECONDS, isDependencyUnavailable } from '../domain/outage.js';
+import { OUTAGE_MESSAGE, OUTAGE_RETRY_AFTER_SECONDS, isDependencyUnavailable } from '../domain/outage.js';
 import { isAppError } from '../errors.js';
 
 /**
@@ -18,8 +18,6 @@ export interface FailureRule {
   specified?: boolean;
 }
 
-/** The answer to a request that failed because the database or Redis could not be reached in time. */
-export const OUTAGE_MESSAGE = 'Service temporarily unavailable';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
