@@ -136,7 +136,14 @@ export async function buildApp(deps: Deps, options: { streams: StreamHub; webRoo
   await app.register(cookie);
   await app.register(swagger, {
     openapi: {
-      info: { title: 'Print-order project service', version: '1.0.0', description: 'Projects, approvals, PI verification and document uploads.' },
+      info: {
+        title: 'Print-order project service',
+        version: '1.0.0',
+        description:
+          'Projects, approvals, PI verification and document uploads. Every error is {"error": message}. ' +
+          'A request that fails because the database or Redis is unreachable or timed out answers 503 {"error": "Service temporarily unavailable"} with Retry-After: 5 (worth retrying), ' +
+          'except the specified POST /api/upload, GET /api/team and POST /api/team, which keep their 500.',
+      },
       components: {
         securitySchemes: {
           session: { type: 'apiKey', in: 'cookie', name: 'session' },

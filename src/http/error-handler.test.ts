@@ -69,3 +69,41 @@ test('over HTTP: on a route with a failure rule, a framework refusal keeps its 4
     await app.close();
   }
 });
+
+test('over HTTP: a dependency out of reach answers 503 with Retry-After, except where the specification fixes the 500', async () => {
+  const app = Fastify({ logger: false });
+  registerErrorHandling(app);
+  const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+  const routes: [string, FailureRule | undefined][] = [
+    ['/plain', undefined],
+    ['/resumable', { message: 'Upload failed', exposeMessage: true }],
+    ['/upload', { ...UPLOAD, specified: true }],
+    ['/team', { message: 'Failed to fetch team members', exposeMessage: false, specified: true }],
+  ];
+  for (const [path, rule] of routes) {
+    app.get(path, { config: rule ? { failure: rule } : {} }, async () => {
+      throw refused();
+    });
+  }
+  app.get('/bug', async () => {
+    throw new TypeError('x is undefined');
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    const { port } = app.server.address() as { port: number };
+    const unavailable = { error: 'Service temporarily unavailable' };
+    const cases: [string, number, unknown, string | null][] = [
+      ['/plain', 503, unavailable, '5'],
+      ['/resumable', 503, unavailable, '5'],
+      ['/upload', 500, { error: 'connect ECONNREFUSED 127.0.0.1:5432' }, null],
+      ['/team', 500, { error: 'Failed to fetch team members' }, null],
+      ['/bug', 500, { error: 'Internal server error' }, null],
+    ];
+    for (const [path, status, body, retryAfter] of cases) {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`);
+      assert.deepEqual([res.status, await res.json(), res.headers.get('retry-after')], [status, body, retryAfter], path);
+    }
+  } finally {
+    await app.close();
+  }
+});

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { labelOf } from '../domain/labels.js';
+import { OUTAGE_MESSAGE, OUTAGE_RETRY_AFTER_SECONDS, isDependencyUnavailable } from '../domain/outage.js';
 import { isAppError } from '../errors.js';
 
 /**
@@ -7,12 +8,16 @@ import { isAppError } from '../errors.js';
  * `message` is the default, and with `exposeMessage` the failure's own message wins.
  * `malformedJson`: a malformed (or empty) JSON body is such a failure too, as the specification
  * says of team POST; elsewhere it is the caller's 400.
+ * `specified`: the specification itself fixes this 500 (its upload and team endpoints), so it stands
+ * even when a dependency is unavailable; on every other route that is a 503 worth retrying.
  */
 export interface FailureRule {
   message: string;
   exposeMessage: boolean;
   malformedJson?: boolean;
+  specified?: boolean;
 }
+
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -49,6 +54,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const failure = req.routeOptions.config?.failure;
     if (isFrameworkRefusal(err, failure)) {
       return reply.code(err.statusCode!).send({ error: err.message });
+    }
+    // Logged once, at warn: the outage itself is reported by the driver's own connection warnings.
+    if (!failure?.specified && isDependencyUnavailable(err)) {
+      req.log.warn({ err }, 'request failed: a dependency is unavailable');
+      return reply.code(503).header('retry-after', String(OUTAGE_RETRY_AFTER_SECONDS)).send({ error: OUTAGE_MESSAGE });
     }
     if (failure) {
       req.log.error({ err }, 'request failed');

@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { Metadata, Server } from '@tus/server';
 import type { Deps } from '../deps.js';
 import { isUnspecific } from '../domain/content-types.js';
+import { OUTAGE_MESSAGE, isDependencyUnavailable } from '../domain/outage.js';
 import { cleanContentType, cleanFilename } from '../domain/documents.js';
 import type { Actor } from '../domain/model.js';
 import type { ResumableUpload } from '../db/resumable-uploads.js';
@@ -78,6 +79,11 @@ export async function createResumableUploads(deps: Deps) {
     // A failure of ours (not one of tus's own errors, nor a refusal we made) is logged, and answered without its details.
     onResponseError: (_req, err) => {
       if ('status_code' in err) return undefined;
+      // The database (its lease, its row) out of reach: worth retrying, as on every route (tus-request.ts adds Retry-After).
+      if (isDependencyUnavailable(err)) {
+        log.warn({ err }, 'resumable upload request failed: a dependency is unavailable');
+        return tusError(503, OUTAGE_MESSAGE);
+      }
       log.error({ err }, 'resumable upload request failed');
       return tusError(500, 'Upload failed');
     },

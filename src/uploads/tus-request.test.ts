@@ -6,6 +6,7 @@ test("errorAnswer: ours kept, tus's texts as messages, a client's mistake never 
   const cases: [number, string, boolean, { status: number; error: string; retryAfter?: string }][] = [
     [415, '{"error":"File type text/html is not allowed"}', false, { status: 415, error: 'File type text/html is not allowed' }],
     [500, '{"error":"Upload failed"}', false, { status: 500, error: 'Upload failed' }],
+    [503, '{"error":"Service temporarily unavailable"}', false, { status: 503, error: 'Service temporarily unavailable', retryAfter: '5' }],
     [409, 'Upload-Offset conflict\n', false, { status: 409, error: 'Upload-Offset conflict' }],
     [412, 'Tus-Resumable Required\n', false, { status: 412, error: 'Tus-Resumable: 1.0.0 is required' }],
     [404, 'The file for this url was not found\n', false, { status: 404, error: 'Upload not found' }],

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { OUTAGE_RETRY_AFTER_SECONDS } from '../domain/outage.js';
 
 /** How much of a PATCH body is gathered before it goes on to the tus store as one piece. */
 const PIECE_BYTES = 1024 * 1024;
@@ -145,7 +146,7 @@ export async function sendTusResponse(res: ServerResponse, response: Response, b
  */
 export function errorAnswer(status: number, text: string, bodyBroken: boolean): { status: number; error: string; retryAfter?: string } {
   const ours = parseError(text);
-  if (ours !== null) return { status, error: ours };
+  if (ours !== null) return status === 503 ? { status, error: ours, retryAfter: String(OUTAGE_RETRY_AFTER_SECONDS) } : { status, error: ours };
   const message = text.trim();
   if (status === 501) return { status: 400, error: /concatenation/i.test(message) ? 'Upload-Concat is not supported: send the file as one upload (no parallel uploads)' : message || 'Not supported' };
   if (status === 403) return { status: 400, error: message.replace(/ header required$/, ' is required') };

@@ -65,7 +65,7 @@ export async function teamRoutes(app: App, { deps, hooks }: RouteContext) {
     '/api/team',
     {
       onRequest: hooks.requireAdmin,
-      config: { failure: { message: 'Failed to fetch team members', exposeMessage: false } },
+      config: { failure: { message: 'Failed to fetch team members', exposeMessage: false, specified: true } },
       schema: {
         tags: ['team'],
         summary: 'Team members, newest first (ADMIN)',
@@ -90,7 +90,7 @@ export async function teamRoutes(app: App, { deps, hooks }: RouteContext) {
     '/api/team',
     {
       onRequest: hooks.requireAdmin,
-      config: { failure: { message: 'Failed to create team member', exposeMessage: true, malformedJson: true } },
+      config: { failure: { message: 'Failed to create team member', exposeMessage: true, malformedJson: true, specified: true } },
       schema: {
         tags: ['team'],
         summary: 'Create a team member (ADMIN)',

@@ -28,7 +28,7 @@ export async function uploadRoutes(app: App, { deps, hooks }: RouteContext) {
       preParsing: async (req) => {
         if (!MULTIPART.test(req.headers['content-type'] ?? '')) throw errors.uploadFieldsRequired();
       },
-      config: { failure: { message: 'Upload failed', exposeMessage: true }, streamedBody: true },
+      config: { failure: { message: 'Upload failed', exposeMessage: true, specified: true }, streamedBody: true },
       schema: {
         tags: ['documents'],
         summary: 'Upload a project document (PO, CHALLAN or INVOICE)',
