@@ -14,6 +14,8 @@ import { captureLogs } from './helpers/logs.js';
 import { mailEnv } from './helpers/mail.js';
 import { type Client, type TestService, startTestService } from './helpers/service.js';
 import { type TestSmtpServer, startSmtpServer } from './helpers/smtp.js';
+import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
+import { eventuallyPasses } from './helpers/eventually.js';
 import type { User } from '../src/domain/model.js';
 
 type Someone = { user: User; client: Client };
@@ -83,13 +85,17 @@ describe('proofs probed from outside', () => {
   let poc: Someone;
   let client: Someone;
   let stranger: Someone;
+  let admin: Someone;
+  let receiver: Receiver;
   let customerId: string;
   const logs = captureLogs('debug');
 
   before(async () => {
     smtp = await startSmtpServer();
-    svc = await startTestService({ env: { ...mailEnv(smtp, 0), MAX_UPLOAD_BYTES: String(256 * 1024), LOG_LEVEL: 'debug' }, logger: logs.logger });
-    const admin = await svc.signIn('ADMIN');
+    receiver = await startReceiver();
+    svc = await startTestService({ env: { ...mailEnv(smtp, 0), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_POLL_MS: '30', MAX_UPLOAD_BYTES: String(256 * 1024), LOG_LEVEL: 'debug' }, logger: logs.logger });
+    admin = await svc.signIn('ADMIN');
+    assert.equal((await admin.client.post('/api/webhooks', { url: receiver.url, events: ['proof.posted', 'proof.approved', 'proof.changes_requested'] })).status, 201);
     [poc, client, stranger] = await Promise.all([svc.signIn('POC'), svc.signIn('CLIENT'), svc.signIn('CLIENT')]);
     customerId = (await admin.client.post('/api/customers', { name: 'Acme Menus' })).body.id;
     await admin.client.patch(`/api/team/${client.user.id}`, { customerId });
@@ -99,6 +105,7 @@ describe('proofs probed from outside', () => {
   after(async () => {
     await svc?.close();
     await smtp?.stop();
+    await receiver?.close();
   });
   const newProject = async (status: 'APPROVED' | 'DISPATCHED' = 'APPROVED') =>
     (await svc.createProject(poc.user.id, { customerId, status, piStatus: 'VERIFIED' })).id;
@@ -183,5 +190,26 @@ describe('proofs probed from outside', () => {
       assert.ok([401, 404].includes(res.status), `${p} → ${res.status}`);
     }
     assert.deepEqual((await svc.anonymous.get(`/api/proof-links/${token.toLowerCase()}`)).body, INVALID_LINK);
+  });
+
+  test('webhook data: the project as an ADMIN sees it after the change, and the proof as the API shows it', async () => {
+    const projectId = await newProject();
+    const seen = receiver.received.length;
+    const v1 = await postProof(poc.client, projectId, barsPdf(1));
+    await poc.client.post(`/api/projects/${projectId}/proofs/${v1.body.id}/links`, { email: 'hooked@customer.example' });
+    const token = /\/proofs\/([0-9A-Za-z]+)/.exec((await smtp.nextTo('hooked@customer.example', 0)).text)![1]!;
+    const answered = await svc.anonymous.post(`/api/proof-links/${token}/approve`, { name: 'Hank Hook' });
+    assert.equal(answered.status, 200, answered.text);
+    const bodies = await eventuallyPasses(() => {
+      const mine = receiver.received.slice(seen).map((r) => JSON.parse(r.body)).filter((b) => b.data.project?.id === projectId);
+      assert.equal(mine.length, 2);
+      return mine.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    }, 10_000);
+    const [list, project] = await Promise.all([admin.client.get(`/api/projects/${projectId}/proofs`), admin.client.get(`/api/projects/${projectId}`)]);
+    assert.deepEqual(bodies.map((b) => b.type), ['proof.posted', 'proof.approved']);
+    assert.deepEqual(bodies[0].data.project.proof, { id: v1.body.id, version: 1, status: 'pending' });
+    assert.deepEqual(bodies[0].data.proof, v1.body);
+    assert.deepEqual(bodies[1].data.project.proof, project.body.proof);
+    assert.deepEqual(bodies[1].data.proof, list.body.items[0]);
   });
 });
