@@ -213,3 +213,20 @@ describe('proofs probed from outside', () => {
     assert.deepEqual(bodies[1].data.proof, list.body.items[0]);
   });
 });
+
+describe('approval links: a burst of guesses', () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService({ env: { LOGIN_MAX_FAILURES_PER_ADDRESS: '3' } });
+  });
+  after(() => svc?.close());
+
+  test('forty wrong tokens at once, each claiming another X-Forwarded-For: exactly the limit answered 404, the rest 429 with Retry-After', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => fetch(`${svc.url}/api/proof-links/${'Q'.repeat(38)}${String(i).padStart(2, '0')}`, { headers: { 'x-forwarded-for': `10.0.0.${i}` } })),
+    );
+    assert.equal(answers.filter((r) => r.status === 404).length, 3);
+    assert.equal(answers.filter((r) => r.status === 429).length, 37);
+    assert.ok(answers.filter((r) => r.status === 429).every((r) => Number(r.headers.get('retry-after')) > 0));
+  });
+});
