@@ -11,14 +11,34 @@ export const REDACTED = '[redacted]';
 const SECRET_PARAM = /^(?:[a-z0-9_-]*token|secret|password|signature|code)$/i;
 /** Paths whose whole query string is a secret (the reset link carries nothing else). */
 const SECRET_QUERY_PATHS = new Set(['/reset-password', '/api/auth/reset-password']);
-/** A path segment that is itself a token. */
-const TOKEN_SEGMENT = /(^|\/)(proofs|api\/proof-links)\/[^/?#]+/gi;
+/** The segments after which a path segment is itself a token (compared decoded, lower case). */
+const TOKEN_AFTER: readonly (readonly string[])[] = [['proofs'], ['api', 'proof-links']];
+
+/** A segment as the router reads it: percent-escapes decoded (`%70roof-links` is `proof-links`). */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment).toLowerCase();
+  } catch {
+    return segment.toLowerCase();
+  }
+}
+
+/** The path with every token segment replaced, however its prefix was written (escaped, any case). */
+function redactTokenSegments(rawPath: string): string {
+  const segments = rawPath.split('/');
+  const decoded = segments.map(decodedSegment);
+  for (let i = 0; i < segments.length; i++) {
+    const after = TOKEN_AFTER.some((prefix) => i >= prefix.length && prefix.every((name, k) => decoded[i - prefix.length + k] === name));
+    if (after && segments[i] !== '') segments[i] = REDACTED;
+  }
+  return segments.join('/');
+}
 
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
   const rawPath = q === -1 ? url : url.slice(0, q);
   const query = q === -1 ? null : url.slice(q + 1);
-  const path = rawPath.replace(TOKEN_SEGMENT, (_m, lead: string, prefix: string) => `${lead}${prefix}/${REDACTED}`);
+  const path = redactTokenSegments(rawPath);
   if (query === null) return path;
   let decodedPath = rawPath;
   try {
