@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
-import pretty from 'pino-pretty';
+import { createRequire } from 'node:module';
+import type { PrettyStream } from 'pino-pretty';
 
 /**
  * What every part of the service logs through: the service's pino logger (`deps.log`), a child of
@@ -26,7 +27,8 @@ const loggerOptions = (level: string): pino.LoggerOptions => ({
 export function createLogger(level: string, destination?: pino.DestinationStream, format: 'json' | 'pretty' = 'json'): pino.Logger {
   if (destination) return pino(loggerOptions(level), destination);
   // Formatted in this thread, synchronously, as pino writes JSON: nothing is lost at exit and no worker thread is started.
-  if (format === 'pretty') return pino(loggerOptions(level), pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+  // Loaded only when wanted: a service writing JSON (production, tests) does not pay for it at start-up.
+  if (format === 'pretty') return pino(loggerOptions(level), (createRequire(import.meta.url)('pino-pretty') as PrettyFactory)({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
   return pino(loggerOptions(level));
 }
 
@@ -39,6 +41,8 @@ export function logFormatFor(setting: 'auto' | 'json' | 'pretty', stdoutIsTTY: b
   if (setting !== 'auto') return setting;
   return stdoutIsTTY === true ? 'pretty' : 'json';
 }
+
+type PrettyFactory = (options: Record<string, unknown>) => PrettyStream;
 
 /** A logger that writes nothing: for a part made outside the service (tests, benchmarks). */
 export const silentLog: Log = pino({ level: 'silent' });
