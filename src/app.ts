@@ -33,6 +33,8 @@ import { teamRoutes } from './http/routes/team.js';
 import { uploadRoutes } from './http/routes/upload.js';
 import { webRoutes } from './http/routes/web.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
+import { knownFieldsHook } from './http/known-fields.js';
+import { finishOpenApi } from './http/openapi.js';
 import { ErrorBody } from './http/schemas.js';
 import { sessionHooks } from './http/session.js';
 import type { StreamHub } from './realtime/streams.js';
@@ -153,6 +155,7 @@ export async function buildApp(deps: Deps, options: { streams: StreamHub; webRoo
       },
       security: [{ session: [] }],
     },
+    transformObject: (document) => 'openapiObject' in document ? finishOpenApi(document.openapiObject, deps.config.publicUrl) : document.swaggerObject,
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -164,6 +167,10 @@ export async function buildApp(deps: Deps, options: { streams: StreamHub; webRoo
     const guarded = [route.onRequest ?? []].flat().some((hook) => hook === context.hooks.requireSession || hook === context.hooks.requireAdmin);
     if (!route.schema || route.schema.security !== undefined) return;
     route.schema.security = guarded ? [{ session: [] }, { bearerAuth: [] }] : [];
+  });
+  app.addHook('onRoute', (route) => {
+    const hook = knownFieldsHook(route);
+    if (hook) route.preValidation = [...[route.preValidation ?? []].flat(), hook];
   });
   for (const routes of [authRoutes, accountRoutes, apiTokenRoutes, teamRoutes, customerRoutes, uploadRoutes, projectRoutes, commentRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes, webhookRoutes, proofRoutes]) {
     await app.register(routes, context);

@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 import { createApiToken } from './actions/api-tokens.js';
 import { createTeamMember, updateTeamMember } from './actions/team.js';
 import { backup, restore } from './backup.js';
-import { type Config, ConfigError, loadConfig } from './config.js';
+import { askNewPassword } from './cli-prompt.js';
+import { type Config, ConfigError, describeDatabase, loadConfig } from './config.js';
 import { migrate, openDatabase } from './db/index.js';
 import { systemClock } from './deps.js';
 import { createStore } from './db/store.js';
@@ -22,8 +23,9 @@ const USAGE = `Usage: npm run cli -- <command> [options]
 
 Commands:
   migrate                                   bring the database schema up to date
-  create-user --email E --password P --name N [--role ADMIN|POC|CLIENT] [--phone X] [--location X] [--branch X]
-  reset-password --email E --password P     set a new password (ends the user's sessions)
+  create-user --email E --name N [--password P] [--role ADMIN|POC|CLIENT] [--phone X] [--location X] [--branch X]
+                                            without --password it is asked for at the terminal, not shown
+  reset-password --email E [--password P]   set a new password (ends the user's sessions); asked for likewise
   fsck [--repair]                           compare stored files with their records: files without a record,
                                             records without a file, incomplete writes, unused name reservations
                                             (older than RECONCILE_GRACE_MS); --repair removes and releases them.
@@ -37,7 +39,8 @@ Commands:
                                             make an API token for an active user (default read, no expiry);
                                             the token is printed once, on stdout: only its hash is kept
 
-The database is the one the service uses (DATABASE_URL, DATA_DIR, .env).`;
+The database is the one the service uses: DATABASE_URL, or DATA_DIR (default ./data), from the environment or
+the .env file of the working directory, as the service reads them. Each command says which database it used.`;
 
 /** What the parts the CLI uses log (warnings, such as a session signal not published), as plain lines on stderr for a person at a terminal. */
 const cliLog: Log = createLogger('warn', {
@@ -48,7 +51,8 @@ const cliLog: Log = createLogger('warn', {
 });
 
 async function main(argv: string[]): Promise<number> {
-  if (fs.existsSync('.env')) process.loadEnvFile('.env');
+  const envFile = fs.existsSync('.env') ? path.resolve('.env') : null;
+  if (envFile) process.loadEnvFile(envFile);
   const [command, ...rest] = argv;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -86,12 +90,23 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'send-test-email') return sendTestEmail(config, positionals);
+  // Asked before the database is opened: a mistyped password leaves nothing behind.
+  const password = command === 'create-user' || command === 'reset-password' ? await newPassword(command, values.password) : undefined;
+  const where = `${describeDatabase(config.database)} (${envFile ? `settings from the environment and ${envFile}` : 'settings from the environment; no .env here'})`;
+  // A second, empty database made by mistake is how an admin is created that cannot sign in: say so.
+  const fresh = config.database.dialect === 'sqlite' && !fs.existsSync(config.database.file);
   const database = await openDatabase(config.database, cliLog);
+  if (fresh) {
+    console.error(
+      `Note: there was no database at ${config.database.dialect === 'sqlite' ? config.database.file : ''}; a new, empty one was made. ` +
+        'If the service runs with another DATA_DIR or DATABASE_URL, give this command the same (in .env or the environment).',
+    );
+  }
   try {
     await migrate(database);
     const store = createStore(database);
     if (command === 'migrate') {
-      console.log(`Database schema is up to date (${config.database.dialect}).`);
+      console.log(`Database schema is up to date: ${where}.`);
     } else if (command === 'fsck') {
       const storage = await createStorage(config);
       const report = await reconcile({ store, storage }, { repair: Boolean(values.repair), graceMs: config.reconcile.graceMs });
@@ -117,26 +132,42 @@ async function main(argv: string[]): Promise<number> {
     } else if (command === 'create-user') {
       if (values.role && !['ADMIN', 'POC', 'CLIENT'].includes(values.role)) throw new Error('--role must be ADMIN, POC or CLIENT');
       // The specification's POST /api/team accepts any non-empty password; our own entries ask for 8 characters.
-      const weak = passwordRefusal(values.password ?? '');
-      if (weak) throw weak;
-      const user = await createTeamMember({ store }, { ...values });
-      console.log(`Created ${user.role} ${user.email} (id ${user.id}).`);
+      const user = await createTeamMember({ store }, { ...values, password });
+      console.log(`Created ${user.role} ${user.email} (id ${user.id}) in ${where}.`);
     } else {
       const found = values.email ? await store.users.findByEmailWithHash(values.email) : undefined;
       if (!found) throw new Error(`No user with email ${values.email ?? '(none given)'}`);
       // With REALTIME_DRIVER=redis the service's open streams of this user end at once; otherwise at their next sweep (30 s).
       const realtime = await createRealtime(config, cliLog);
       try {
-        await updateTeamMember({ store, realtime, log: cliLog }, found.user.id, { password: values.password ?? '' });
+        await updateTeamMember({ store, realtime, log: cliLog }, found.user.id, { password });
       } finally {
         await realtime.close();
       }
-      console.log(`Password of ${found.user.email} changed; their sessions have ended.`);
+      console.log(`Password of ${found.user.email} changed in ${where}; their sessions have ended.`);
     }
     return 0;
   } finally {
     await database.destroy();
   }
+}
+
+/**
+ * The new password of create-user and reset-password: --password, or typed twice at the terminal
+ * without being shown; checked (8 characters at least: our own entries, unlike the specification's
+ * POST /api/team) before anything is written. Never printed.
+ */
+async function newPassword(command: string, given: string | undefined): Promise<string> {
+  let password = given;
+  if (password === undefined) {
+    if (!process.stdin.isTTY) throw new Error(`${command} needs a password: give --password, or run it at a terminal to type it without it being shown`);
+    password = await askNewPassword(process.stdin, process.stderr).catch((err: unknown) => {
+      throw new Error(`no password set: ${(err as Error).message}`);
+    });
+  }
+  const weak = passwordRefusal(password);
+  if (weak) throw weak;
+  return password;
 }
 
 /** Checks the mail settings without the database: one email, sent now, the transport's answer printed. */

@@ -34,6 +34,8 @@ export interface Config {
   /** SESSION_CACHE_MS: how long a session cookie's resolution may serve further requests (http/session-cache.ts); 0: none. */
   sessionCacheMs: number;
   logLevel: string;
+  /** LOG_FORMAT: pretty lines for a person at a terminal, JSON lines for a collector; auto (default): pretty when standard output is a terminal. */
+  logFormat: 'auto' | 'json' | 'pretty';
   login: { maxFailuresPerEmail: number; maxFailuresPerAddress: number; windowMinutes: number };
   /** How long SIGTERM waits for requests in flight (uploads) before closing them. */
   shutdownGraceMs: number;
@@ -188,6 +190,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 168, 1, 24 * 365),
     sessionCacheMs: integer(env, 'SESSION_CACHE_MS', 2000, 0, 60_000),
     logLevel,
+    logFormat: oneOf(env, 'LOG_FORMAT', ['auto', 'json', 'pretty'] as const, 'auto'),
     login: {
       maxFailuresPerEmail: integer(env, 'LOGIN_MAX_FAILURES_PER_EMAIL', 5, 1, 1_000_000),
       maxFailuresPerAddress: integer(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 20, 1, 1_000_000),
@@ -436,4 +439,16 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
     throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
   }
   return raw as T;
+}
+
+/** Where the data lives, for a person to read (the CLI's and the start-up line): a SQLite file, or PostgreSQL's host, database and schema (never its password). */
+export function describeDatabase(database: Config['database']): string {
+  if (database.dialect === 'sqlite') return `SQLite ${database.file}`;
+  try {
+    const url = new URL(database.url);
+    const name = decodeURIComponent(url.pathname.replace(/^\//, '')) || '(default database)';
+    return `PostgreSQL ${url.username ? `${decodeURIComponent(url.username)}@` : ''}${url.host}/${name}${database.schema ? `, schema ${database.schema}` : ''}`;
+  } catch {
+    return 'PostgreSQL (DATABASE_URL)';
+  }
 }

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, describeDatabase, loadConfig } from './config.js';
 import { startService } from './service.js';
 
 if (fs.existsSync('.env')) process.loadEnvFile('.env');
@@ -15,7 +15,7 @@ try {
 
 const service = await startService(config);
 const log = service.log;
-log.info(`Print-order service ready at ${config.publicUrl} (database: ${config.database.dialect}, storage: ${config.storage.driver}, realtime: ${config.realtime.driver})`);
+log.info(`Print-order service ready at ${config.publicUrl} (database: ${describeDatabase(config.database)}, storage: ${config.storage.driver}, realtime: ${config.realtime.driver})`);
 if ((await service.deps.store.users.countActiveAdmins()) === 0) {
   log.warn('No one can sign in yet: restart with ADMIN_EMAIL and ADMIN_PASSWORD set, or run `npm run cli -- create-user --role ADMIN --email … --password … --name …`');
 }

@@ -8,7 +8,7 @@ import { createStore } from './db/store.js';
 import { type Deps, systemClock } from './deps.js';
 import type { App } from './http/routes/context.js';
 import { JobRunner, serviceJobs } from './jobs.js';
-import { type Log, createLogger } from './logger.js';
+import { type Log, createLogger, logFormatFor } from './logger.js';
 import { MailDispatcher } from './mail/dispatcher.js';
 import { createMailTransport } from './mail/index.js';
 import { createRealtime } from './realtime/index.js';
@@ -84,7 +84,7 @@ export interface RunningService {
  * periodic jobs start once the service listens.
  */
 export async function startService(config: Config, options: { log?: Log; webRoot?: string | null } = {}): Promise<RunningService> {
-  const log = options.log ?? createLogger(config.logLevel);
+  const log = options.log ?? createLogger(config.logLevel, undefined, logFormatFor(config.logFormat, process.stdout.isTTY));
   const deps = await openDeps(config, log);
   let app: App | undefined;
   let streams: StreamHub | undefined;

@@ -105,10 +105,10 @@ describe('the due-date digest: who gets what, when', () => {
     assert.deepEqual(smtp.received.filter(isDigest).map((m) => m.rcptTo.join()).sort(), [admin.email, poc.email, otherPoc.email].map((e) => e.toLowerCase()).sort());
 
     const [mine] = digestsTo(smtp, poc);
-    assert.equal(mine!.subject, 'Due dates for 2026-03-10: 1 overdue, 1 due today');
+    assert.equal(mine!.subject, 'Due dates for 10 Mar 2026: 1 overdue, 1 due today');
     const url = svc.deps.config.publicUrl;
     assert.match(mine!.text, /Hello Pia Poc,/);
-    assert.match(mine!.text, /Overdue \(1\):\n\n- Late <b>bold<\/b> & co \(ref\. PO <7> & "x"\): due 2026-03-08, 2 days overdue; /);
+    assert.match(mine!.text, /Overdue \(1\):\n\n- Late <b>bold<\/b> & co \(ref\. PO <7> & "x"\): due 8 Mar 2026, 2 days overdue; /);
     assert.ok(mine!.text.includes(`${url}/projects/${projects.late}`), 'the overdue project has its link');
     assert.match(mine!.text, /Due today \(1\):\n\n- today: due today; /);
     assert.ok(mine!.text.includes(`${url}/projects/${projects.today}`));
@@ -121,11 +121,11 @@ describe('the due-date digest: who gets what, when', () => {
     assert.ok(mine!.html.includes(`href="${url}/projects/${projects.today}"`));
 
     const [theirs] = digestsTo(smtp, otherPoc);
-    assert.equal(theirs!.subject, 'Due dates for 2026-03-10: 1 overdue');
+    assert.equal(theirs!.subject, 'Due dates for 10 Mar 2026: 1 overdue');
     assert.ok(theirs!.text.includes(projects.other!) && !theirs!.text.includes(projects.late!), 'another POC: their own only');
 
     const [all] = digestsTo(smtp, admin);
-    assert.equal(all!.subject, 'Due dates for 2026-03-10: 2 overdue, 1 due today');
+    assert.equal(all!.subject, 'Due dates for 10 Mar 2026: 2 overdue, 1 due today');
     // Longest overdue first: the 5th before the 8th.
     assert.ok(all!.text.indexOf(projects.other!) < all!.text.indexOf(projects.late!), 'the longest overdue comes first');
     assert.ok(all!.text.includes(projects.today!));
@@ -154,8 +154,8 @@ describe('the due-date digest: who gets what, when', () => {
     await settle(svc);
     const mails = digestsTo(smtp, poc);
     assert.equal(mails.length, 2);
-    assert.equal(mails[1]!.subject, 'Due dates for 2026-03-11: 2 overdue, 1 due today');
-    assert.match(mails[1]!.text, /- today: due 2026-03-10, 1 day overdue; /);
+    assert.equal(mails[1]!.subject, 'Due dates for 11 Mar 2026: 2 overdue, 1 due today');
+    assert.match(mails[1]!.text, /- today: due 10 Mar 2026, 1 day overdue; /);
     assert.match(mails[1]!.text, /Due today \(1\):\n\n- tomorrow: due today; /);
     assert.equal(digestsTo(smtp, idlePoc).length, 1, "the idle POC's project due yesterday is overdue now");
   });
@@ -165,7 +165,7 @@ describe('the due-date digest: who gets what, when', () => {
     setClock(svc, '2026-03-14T10:00:00.000Z'); // 15:30 in Kolkata, three days on
     await settle(svc);
     const mails = digestsTo(smtp, poc).slice(before);
-    assert.deepEqual(mails.map((m) => m.subject), ['Due dates for 2026-03-14: 3 overdue']);
+    assert.deepEqual(mails.map((m) => m.subject), ['Due dates for 14 Mar 2026: 3 overdue']);
     const days = await svc.deps.database.db.selectFrom('due_digests').select('day').where('user_id', '=', poc.id).orderBy('day').execute();
     assert.deepEqual(days.map((d) => d.day), ['2026-03-10', '2026-03-11', '2026-03-14'], 'the 12th and 13th are not sent later');
   });
@@ -310,14 +310,14 @@ describe('the due-date digest on two instances of one database', () => {
     const again = await startTestService({ env: env(smtp), sharedDatabase: first.deps.config.database });
     // Until its clock is set, the new instance's first rounds read the wall clock, and past 08:00 in
     // Kolkata they send the real day's digest of the project now long overdue: only March's are this test's.
-    const march = () => digestsTo(smtp, user).filter((m) => m.subject.startsWith('Due dates for 2026-03-'));
+    const march = () => digestsTo(smtp, user).filter((m) => /^Due dates for \d+ Mar 2026/.test(m.subject));
     try {
       setClock(again, '2026-03-12T09:00:00.000Z');
       await settle(again);
-      assert.deepEqual(march().map((m) => m.subject), ['Due dates for 2026-03-12: 1 due today'], 'not twice on the 12th');
+      assert.deepEqual(march().map((m) => m.subject), ['Due dates for 12 Mar 2026: 1 due today'], 'not twice on the 12th');
       setClock(again, '2026-03-13T02:45:00.000Z');
       await settle(again);
-      assert.deepEqual(march().map((m) => m.subject), ['Due dates for 2026-03-12: 1 due today', 'Due dates for 2026-03-13: 1 overdue']);
+      assert.deepEqual(march().map((m) => m.subject), ['Due dates for 12 Mar 2026: 1 due today', 'Due dates for 13 Mar 2026: 1 overdue']);
     } finally {
       await again.close();
     }

@@ -275,7 +275,7 @@ describe('email: what an email says is what holds when it is sent (issue 20)', (
     assert.deepEqual(summary(smtp, from), ['state-admin@example.com: 2 updates: Wedding cards', 'state-poc@example.com: 2 updates: Wedding cards']);
 
     const toAdmin = smtp.to('state-admin@example.com').at(-1)!;
-    assert.match(toAdmin.text, /- New project requested by Pia Poc\.\n- PI PI-2026-001 for INR 125000\.00 submitted by Pia Poc\.\n/);
+    assert.match(toAdmin.text, /- New project requested by Pia Poc\.\n- PI PI-2026-001 for ₹1,25,000\.00 submitted by Pia Poc\.\n/);
     assert.match(toAdmin.text, /Where it stands now: Approved, PI verified\./);
     assert.doesNotMatch(toAdmin.text, /waits for|awaiting/i, 'nothing says it still waits');
     assert.match(toAdmin.html, /Where it stands now: Approved, PI verified\./);

@@ -13,6 +13,7 @@ import type { User } from '../src/domain/model.js';
 import { openDatabase } from '../src/db/index.js';
 import { silentLog } from '../src/logger.js';
 import { FROM_SOURCE, RssSampler, type ServiceProcess, settledRss, spawnService } from './helpers/child-service.js';
+import { isoInZone } from '../src/domain/shop-format.js';
 import { Client, type TestService, startTestService, testConfig } from './helpers/service.js';
 import { seedProjects } from './helpers/seed-projects.js';
 
@@ -128,8 +129,12 @@ describe('GET /api/projects.csv', () => {
       currency: 'INR',
       paid: '0.00',
       balance: '',
-      createdAt: project.createdAt,
+      createdAt: isoInZone(project.createdAt, 'Asia/Kolkata'),
     });
+    // The shop's offset (TIMEZONE), not UTC: the same instant, and the date the screen shows (issue 33, item 8).
+    assert.match(row!.createdAt!, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+05:30$/);
+    assert.equal(Date.parse(row!.createdAt!), Date.parse(project.createdAt));
+    assert.equal(row!.createdAt!.slice(0, 10), new Date(project.createdAt).toLocaleDateString('en-CA', { timeZone: 'Asia/Kolkata' }));
   });
 
   test('quoting and formulas: commas, quotes and line breaks quoted; values starting with = + - @ prefixed with an apostrophe', async () => {

@@ -369,6 +369,61 @@ describe('SSRF: internal targets refused unless WEBHOOK_ALLOW_PRIVATE_TARGETS=tr
     assert.equal(d.lastStatusCode, null);
     assert.equal(r.received.length, 0);
   });
+
+  test('IPv6 forms embedding an internal IPv4 address (6to4, NAT64 and its local-use prefix, SIIT, mapped, compatible, Teredo, ISATAP) are 400 at registration and refused at delivery (issue 33, item 15)', async () => {
+    const forms = [
+      'http://[2002:7f00:1::]/',
+      'http://[2002:a9fe:a9fe::]/latest/meta-data',
+      'http://[2002:c0a8:101::]:8080/x',
+      'http://[64:ff9b::7f00:1]/',
+      'http://[64:ff9b:1::7f00:1]/',
+      'http://[::ffff:0:7f00:1]/',
+      'http://[::ffff:a9fe:a9fe]/',
+      'http://[::7f00:1]/',
+      'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/',
+      'http://[2606:4700::5efe:a00:1]/',
+    ];
+    const stored = (await strictAdmin.get('/api/webhooks')).body.length;
+    for (const url of forms) {
+      const res = await strictAdmin.post('/api/webhooks', { url, events: ['*'] });
+      assert.equal(res.status, 400, `${url}: ${res.text}`);
+      assert.match(res.body.error, /^URL is refused: the host .* resolves to .*internal address/i, url);
+    }
+    assert.equal((await strictAdmin.get('/api/webhooks')).body.length, stored, 'nothing stored');
+    // A public address written in one of those forms is still a public address.
+    const publicForm = await strictAdmin.post('/api/webhooks', { url: 'http://[2002:808:808::1]/hook', events: ['*'] });
+    assert.equal(publicForm.status, 201, publicForm.text);
+    assert.equal((await strictAdmin.request('DELETE', `/api/webhooks/${publicForm.body.id}`)).status, 204);
+
+    // Stored as if it had passed an older rule: the delivery is refused before any connection.
+    const id = newId();
+    const now = nowIso();
+    await strict.deps.store.webhooks.insert({ id, url: 'http://[2002:7f00:1::]:9/x', events: ['*'], description: null, secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, previousSecret: null, previousSecretExpiresAt: null, active: true, failingSince: null, createdAt: now, updatedAt: now });
+    assert.equal((await strictAdmin.post(`/api/webhooks/${id}/test`)).status, 202);
+    const d = await eventuallyPasses(async () => {
+      const item = (await strictAdmin.get(`/api/webhooks/${id}/deliveries`)).body.items[0];
+      assert.ok(item.attempts >= 1 && item.lastError, 'tried');
+      return item;
+    });
+    assert.match(d.lastError, /^refused: the host 2002:7f00:1:: resolves to 2002:7f00:1:: is an internal address \(it carries 127\.0\.0\.1\)/);
+    assert.equal((await strictAdmin.request('DELETE', `/api/webhooks/${id}`)).status, 204);
+  });
+});
+
+describe('unknown fields (issue 33, item 16)', () => {
+  test('POST /api/webhooks and PATCH /api/webhooks/:id refuse a field they do not know, naming it, and change nothing', async () => {
+    const before = await count('webhooks');
+    const created = await admin.client.post('/api/webhooks', { url: (await receiver()).url, events: ['*'], active: false, secret: 'whsec_chosen', bogus: {} });
+    assert.equal(created.status, 400, created.text);
+    assert.deepEqual(created.body, { error: 'Active is not a known field' });
+    assert.equal(await count('webhooks'), before, 'nothing stored');
+    const hook = await register(admin.client, (await receiver()).url);
+    const stored = (await admin.client.get('/api/webhooks')).body.find((w: { id: string }) => w.id === hook.id);
+    const changed = await admin.client.patch(`/api/webhooks/${hook.id}`, { description: 'changed', foo: 1, failingSince: '2026-01-01T00:00:00.000Z' });
+    assert.equal(changed.status, 400, changed.text);
+    assert.deepEqual(changed.body, { error: 'foo is not a known field' });
+    assert.deepEqual((await admin.client.get('/api/webhooks')).body.find((w: { id: string }) => w.id === hook.id), stored, 'unchanged');
+  });
 });
 
 describe('two instances on one database', () => {

@@ -24,7 +24,7 @@ export async function* projectsCsv(deps: Pick<Deps, 'store' | 'config' | 'clock'
   let cursor: string | undefined;
   do {
     const page = await deps.store.projects.list(actor, { ...filter, dueRange: due && dueRange(due, today), limit: CSV_PAGE, cursor });
-    if (page.items.length) yield page.items.map((p) => csvLine(projectCsvValues(p, today, deps.config.currency))).join('');
+    if (page.items.length) yield page.items.map((p) => csvLine(projectCsvValues(p, today, deps.config.currency, deps.config.timeZone))).join('');
     cursor = page.nextCursor ?? undefined;
   } while (cursor);
 }

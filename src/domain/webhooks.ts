@@ -63,7 +63,15 @@ for (const [net, prefix] of [
   ['::', 128],
   ['::1', 128],
   ['100::', 64],
+  // IETF protocol assignments that are no host on the Internet: benchmarking, ORCHID(v2).
+  ['2001:2::', 48],
+  ['2001:10::', 28],
+  ['2001:20::', 28],
   ['2001:db8::', 32],
+  ['3fff::', 20],
+  ['5f00::', 16],
+  // NAT64's local-use prefix (RFC 8215) leads into the operator's own network whatever it embeds.
+  ['64:ff9b:1::', 48],
   ['fc00::', 7],
   ['fe80::', 10],
   ['fec0::', 10],
@@ -72,18 +80,51 @@ for (const [net, prefix] of [
   internal.addSubnet(net, prefix, 'ipv6');
 }
 
-/** The IPv4 address an IPv6 one carries (IPv4-mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96, IPv4-compatible ::a.b.c.d), if any. */
-function embeddedIpv4(ip: string): string | null {
-  const lower = ip.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::|::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1]!;
-  const hex = /^(?:::ffff:|64:ff9b::|::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const hi = parseInt(hex[1]!, 16);
-    const lo = parseInt(hex[2]!, 16);
-    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+/** The 16 bytes of an IPv6 address in any of its written forms (zero runs, a dotted IPv4 tail), or null. */
+export function ipv6Bytes(ip: string): Uint8Array | null {
+  if (isIP(ip) !== 6) return null;
+  let text = ip.toLowerCase().replace(/%.*$/, '');
+  const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (tail) {
+    const [a, b, c, d] = tail.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, tail.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
-  return null;
+  const [head, rest] = text.split('::') as [string, string | undefined];
+  const groups = (part: string) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
+  const left = groups(head);
+  const right = rest === undefined ? [] : groups(rest);
+  const all = rest === undefined ? left : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  if (all.length !== 8) return null;
+  const bytes = new Uint8Array(16);
+  all.forEach((g, i) => {
+    bytes[2 * i] = g >> 8;
+    bytes[2 * i + 1] = g & 255;
+  });
+  return bytes;
+}
+
+const v4At = (b: Uint8Array, i: number, xor = 0) => [0, 1, 2, 3].map((k) => (b[i + k]! ^ xor) & 255).join('.');
+const zeros = (b: Uint8Array, from: number, to: number) => b.subarray(from, to).every((x) => x === 0);
+
+/**
+ * The IPv4 addresses an IPv6 address carries, by which a packet to it may reach that IPv4 host
+ * (through a relay, a translator or the host's own tunnel): IPv4-compatible ::a.b.c.d, IPv4-mapped
+ * ::ffff:a.b.c.d, SIIT's IPv4-translated ::ffff:0:a.b.c.d, NAT64's 64:ff9b::a.b.c.d (RFC 6052), 6to4
+ * 2002:AABB:CCDD::/48, Teredo 2001:0:<server>::<client XOR-ed>, and ISATAP's interface
+ * identifier ::[02]00:5efe:a.b.c.d under any prefix.
+ */
+export function embeddedIpv4s(ip: string): string[] {
+  const b = ipv6Bytes(ip);
+  if (!b) return [];
+  const found: string[] = [];
+  const word = (i: number) => (b[i]! << 8) | b[i + 1]!;
+  if (zeros(b, 0, 10) && ((b[10] === 0 && b[11] === 0) || (b[10] === 255 && b[11] === 255))) found.push(v4At(b, 12)); // ::/96, ::ffff:0:0/96
+  if (zeros(b, 0, 8) && word(8) === 0xffff && word(10) === 0) found.push(v4At(b, 12)); // ::ffff:0:0:0/96
+  if (word(0) === 0x64 && word(2) === 0xff9b && zeros(b, 4, 12)) found.push(v4At(b, 12)); // 64:ff9b::/96
+  if (word(0) === 0x2002) found.push(v4At(b, 2)); // 6to4
+  if (word(0) === 0x2001 && word(2) === 0) found.push(v4At(b, 4), v4At(b, 12, 0xff)); // Teredo: server, client
+  if ((word(8) & 0xfdff) === 0 && word(10) === 0x5efe) found.push(v4At(b, 12)); // ISATAP
+  return found;
 }
 
 /** Why an address is no place for a webhook, or null when it is a public one. Anything that is not an IP address is refused. */
@@ -91,8 +132,9 @@ export function internalAddressReason(ip: string): string | null {
   const family = isIP(ip);
   if (family === 0) return `${ip} is not an IP address`;
   if (family === 6) {
-    const v4 = embeddedIpv4(ip);
-    if (v4 !== null) return internalAddressReason(v4) && `${ip} is an internal address`;
+    for (const v4 of embeddedIpv4s(ip)) {
+      if (internal.check(v4, 'ipv4')) return `${ip} is an internal address (it carries ${v4})`;
+    }
   }
   return internal.check(ip, family === 4 ? 'ipv4' : 'ipv6') ? `${ip} is a loopback, private, link-local or otherwise internal address` : null;
 }

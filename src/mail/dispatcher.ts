@@ -53,7 +53,7 @@ export class MailDispatcher {
 
   constructor(
     private readonly store: Store,
-    private readonly config: Pick<Config, 'mail' | 'publicUrl'>,
+    private readonly config: Pick<Config, 'mail' | 'publicUrl' | 'timeZone'>,
     readonly transport: MailTransport,
     private readonly log: Log,
   ) {}
@@ -172,6 +172,6 @@ export class MailDispatcher {
     const event = row.events[0];
     if (event?.action !== WEBHOOK_DEACTIVATED || role !== 'ADMIN') return null;
     const { url, failingSince, lastError } = event.details as { url: string; failingSince: string; lastError: string | null };
-    return webhookDeactivatedEmail(to, { url, failingSince, lastError }, this.config.publicUrl);
+    return webhookDeactivatedEmail(to, { url, failingSince, lastError }, this.config.publicUrl, this.config.timeZone);
   }
 }

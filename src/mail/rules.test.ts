@@ -51,13 +51,13 @@ test('who is told of each change (issue 12, "Who gets what")', () => {
 test('the PI and a payment are described with their figures, in major units', () => {
   assert.equal(
     EMAIL_RULES.PI_SUBMITTED!.describe({ actorName: 'Pia', details: { number: 'PI-7', amount: 12_500_050, currency: 'INR' } }),
-    'PI PI-7 for INR 125000.50 submitted by Pia.',
+    'PI PI-7 for ₹1,25,000.50 submitted by Pia.',
   );
   // An entry written before PIs had figures.
   assert.equal(EMAIL_RULES.PI_SUBMITTED!.describe({ actorName: 'Pia', details: {} }), 'PI submitted by Pia.');
   assert.equal(
     EMAIL_RULES.PAYMENT_RECORDED!.describe({ actorName: 'Ann', details: { amount: 5, currency: 'JPY', receivedOn: '2026-03-01' } }),
-    'Payment of JPY 5 received on 2026-03-01 recorded by Ann.',
+    'Payment of ¥5 received on 1 Mar 2026 recorded by Ann.',
   );
 });
 

@@ -1,6 +1,7 @@
 import { type ActivityAction, isActivityAction } from '../domain/activity.js';
 import type { Actor, Project } from '../domain/model.js';
-import { formatMinor, isCurrencyCode } from '../domain/money.js';
+import { isCurrencyCode } from '../domain/money.js';
+import { formatMoney, formatShopDate } from '../domain/shop-format.js';
 
 /**
  * Who gets an email about which project change (issue 12, "Who gets what"), as one table keyed by
@@ -54,9 +55,9 @@ const uploaded = (type: string): Rule => ({
   label: `${type} uploaded`,
 });
 
-/** "INR 125000.00" from an entry's details (amount in minor units), or '' when they carry none (an older entry). */
+/** "₹1,25,000.00" from an entry's details (amount in minor units), as the web app shows it; '' when they carry none (an older entry). */
 const moneyOf = (details: Record<string, unknown>): string =>
-  Number.isSafeInteger(details.amount) && isCurrencyCode(details.currency) ? `${details.currency} ${formatMinor(details.amount as number, details.currency)}` : '';
+  Number.isSafeInteger(details.amount) && isCurrencyCode(details.currency) ? formatMoney(details.amount as number, details.currency) : '';
 const voided = (type: string): Rule => ({
   category: 'documents',
   // Told like an upload: whoever heard of the document hears that it was withdrawn.
@@ -96,7 +97,7 @@ export const EMAIL_RULES: Record<ActivityAction, Rule | null> = {
     category: 'pi',
     to: poc,
     label: 'Payment recorded',
-    describe: ({ actorName, details }) => `Payment of ${moneyOf(details) || 'an amount'} received on ${String(details.receivedOn ?? '')} recorded by ${actorName}.`,
+    describe: ({ actorName, details }) => `Payment of ${moneyOf(details) || 'an amount'} received on ${formatShopDate(String(details.receivedOn ?? ''))} recorded by ${actorName}.`,
   },
   PO_UPLOADED: uploaded('PO'),
   CHALLAN_UPLOADED: uploaded('Challan'),

@@ -1,5 +1,6 @@
 import { type Digest, type DigestProject, daysLate } from '../domain/due-digest.js';
 import { PI_LABELS, STAGE_LABELS, stageOf } from '../domain/labels.js';
+import { formatShopDate, formatShopDateTime } from '../domain/shop-format.js';
 import type { Project } from '../domain/model.js';
 import { emailRuleOf } from './rules.js';
 import type { OutgoingMail } from './types.js';
@@ -86,17 +87,17 @@ export function dueDigestEmail(to: OutgoingMail['to'], day: string, digest: Dige
   const line = (p: DigestProject): LinkedLine => {
     const reference = p.reference ? ` (ref. ${p.reference})` : '';
     const late = daysLate(p.dueDate!, day);
-    const due = late > 0 ? `due ${p.dueDate}, ${late} day${late === 1 ? '' : 's'} overdue` : 'due today';
+    const due = late > 0 ? `due ${formatShopDate(p.dueDate!)}, ${late} day${late === 1 ? '' : 's'} overdue` : 'due today';
     return { label: p.name, href: `${publicUrl}/projects/${p.id}`, rest: `${reference}: ${due}; ${projectState(p)}.` };
   };
   const counts = [digest.overdue.length && `${digest.overdue.length} overdue`, digest.today.length && `${digest.today.length} due today`].filter(Boolean).join(', ');
-  const paragraphs: (string | LinkedLine[])[] = [`${scope === 'own' ? 'Your projects' : 'Projects'} overdue or due today (${day}), as they stand now:`];
+  const paragraphs: (string | LinkedLine[])[] = [`${scope === 'own' ? 'Your projects' : 'Projects'} overdue or due today (${formatShopDate(day)}), as they stand now:`];
   if (digest.overdue.length) paragraphs.push(`Overdue (${digest.overdue.length}):`, digest.overdue.map(line));
   if (digest.today.length) paragraphs.push(`Due today (${digest.today.length}):`, digest.today.map(line));
   if (more) paragraphs.push('There are more than this email lists: the projects page has them all.');
   return render(
     to,
-    `Due dates for ${day}: ${counts}`,
+    `Due dates for ${formatShopDate(day)}: ${counts}`,
     paragraphs,
     { href: `${publicUrl}/projects`, label: 'Open the projects' },
     `This email comes each morning when something is overdue or due that day. You can switch it off on your account page: ${publicUrl}/account`,
@@ -126,12 +127,12 @@ export function testEmail(address: string, publicUrl: string, transport: string)
 }
 
 /** An endpoint switched off after failing too long (webhooks/dispatcher.ts): to each active admin. */
-export function webhookDeactivatedEmail(to: OutgoingMail['to'], webhook: { url: string; failingSince: string; lastError: string | null }, publicUrl: string): OutgoingMail {
+export function webhookDeactivatedEmail(to: OutgoingMail['to'], webhook: { url: string; failingSince: string; lastError: string | null }, publicUrl: string, timeZone: string): OutgoingMail {
   return render(
     to,
     'A webhook was switched off',
     [
-      `The webhook to ${webhook.url} has failed every delivery since ${webhook.failingSince}, so it was switched off; the events it had still to receive are marked failed.`,
+      `The webhook to ${webhook.url} has failed every delivery since ${formatShopDateTime(webhook.failingSince, timeZone)}, so it was switched off; the events it had still to receive are marked failed.`,
       ...(webhook.lastError ? [`Last error: ${webhook.lastError}`] : []),
       'Once the receiver works again, switch the webhook on and retry the failed deliveries on the Webhooks page.',
     ],

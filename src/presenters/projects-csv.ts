@@ -3,6 +3,7 @@ import { isOverdue } from '../domain/due.js';
 import type { ProjectWithNames } from '../domain/model.js';
 import { formatMinor } from '../domain/money.js';
 import { balanceOf } from '../domain/pi.js';
+import { isoInZone } from '../domain/shop-format.js';
 
 /** The columns of GET /api/projects.csv, in order (interface.md, "The job itself"). */
 export const PROJECT_CSV_COLUMNS = [
@@ -27,8 +28,9 @@ export const PROJECT_CSV_COLUMNS = [
  * One project as a CSV line's values: names rather than ids for the customer and the POC, amounts
  * in major units with the currency's digits (domain/money.ts, no floating point). `currency` is the
  * PI's, or `defaultCurrency` (the CURRENCY setting, that of payments received before a PI) without one.
+ * createdAt is written with the shop's offset (TIMEZONE), so its date is the one the screen shows.
  */
-export function projectCsvValues(p: ProjectWithNames, today: string, defaultCurrency: string): CsvValue[] {
+export function projectCsvValues(p: ProjectWithNames, today: string, defaultCurrency: string, timeZone: string): CsvValue[] {
   const currency = p.pi?.currency ?? defaultCurrency;
   const balance = balanceOf(p.pi, p.paid);
   return [
@@ -46,6 +48,6 @@ export function projectCsvValues(p: ProjectWithNames, today: string, defaultCurr
     currency,
     formatMinor(p.paid, currency),
     balance === null ? null : formatMinor(balance, currency),
-    p.createdAt,
+    isoInZone(p.createdAt, timeZone),
   ];
 }

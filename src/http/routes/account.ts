@@ -36,6 +36,7 @@ export async function accountRoutes(app: App, { deps, hooks }: RouteContext) {
         tags: ['account'],
         summary: 'Change my password (the current one required); my other sessions end',
         body: Type.Object({ currentPassword: Type.String(), newPassword: Type.String({ description: 'at least 8 characters' }) }),
+        response: { 204: Type.Unknown({ description: 'no body' }), 400: errorRef, 401: errorRef, 429: errorRef },
         description:
           'Answers 204 with no body; 400 for a wrong current password or a new one under 8 characters; 429 (Retry-After) once wrong current passwords reached the limit for the user or the client address (LOGIN_MAX_FAILURES_PER_EMAIL, _PER_ADDRESS, within LOGIN_WINDOW_MINUTES).',
       },

@@ -39,7 +39,11 @@ export async function activityRoutes(app: App, { deps, hooks }: RouteContext) {
     '/api/dashboard/stats',
     {
       onRequest: hooks.requireSession,
-      schema: { tags: ['dashboard'], summary: 'Project counts by status, open projects overdue and due (today, this week), document counts by type, PIs awaiting verification (and, for ADMINs, what is outstanding per currency and the team figures)' },
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Project counts by status, open projects overdue and due (today, this week), document counts by type, PIs awaiting verification (and, for ADMINs, what is outstanding per currency and the team figures)',
+        response: { 200: Type.Unknown({ description: 'the figures (docs/api.md)' }), 401: errorRef },
+      },
     },
     async (req) => dashboardStats(deps, actorOf(req)),
   );

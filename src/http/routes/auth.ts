@@ -26,7 +26,7 @@ export async function authRoutes(app: App, { deps, hooks }: RouteContext) {
     },
   );
 
-  app.post('/api/auth/logout', { schema: { tags: ['sessions'], summary: 'Sign out: ends the session' } }, async (req, reply) => {
+  app.post('/api/auth/logout', { schema: { tags: ['sessions'], summary: 'Sign out: ends the session', response: { 204: Type.Unknown({ description: 'no body; the session cookie cleared' }), 403: errorRef } } }, async (req, reply) => {
     const token = req.cookies[SESSION_COOKIE];
     if (token) {
       hooks.checkOrigin(req);

@@ -24,7 +24,7 @@ export async function documentRoutes(app: App, { deps, hooks }: RouteContext) {
           'then manifest.json (each document with its SHA-256, type, size, uploader; one the store no longer holds is listed with "missing": true) and SHA256SUMS (for sha256sum -c).',
         params: IdParams,
         produces: ['application/zip'],
-        response: { 401: errorRef, 404: errorRef },
+        response: { 200: { description: 'the ZIP, streamed', content: { 'application/zip': { schema: Type.String({ format: 'binary' }) } } }, 401: errorRef, 404: errorRef },
       },
     },
     async (req, reply) => {

@@ -1,3 +1,4 @@
+import { Type } from '@fastify/type-provider-typebox';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply } from 'fastify';
 import { findVisibleDocument, storedProof } from '../../actions/document-access.js';
@@ -8,6 +9,9 @@ import { MissThrottle } from '../miss-throttle.js';
 import { errorRef } from '../schemas.js';
 import { actorOf } from '../session.js';
 import type { App, RouteContext } from './context.js';
+
+/** The document's bytes as stored (Range: 206, If-None-Match: 304). */
+const documentBytes = { description: 'the document', content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) } } };
 
 /**
  * GET /files/<key>: a document's address where the service answers it.
@@ -46,7 +50,7 @@ export async function fileRoutes(app: App, { deps, hooks }: RouteContext) {
           description:
             'Public (DOCUMENT_ACCESS=public). Content-Type as uploaded, X-Content-Type-Options: nosniff, Content-Security-Policy: sandbox, Content-Disposition attachment for anything but passive types, by declared type and by what the bytes are. Range requests and ETags work. A client address that asked for 30 documents that do not exist is answered 429 (Retry-After) for every document until it earns another miss, one every 10 s: only misses count.',
           security: [],
-          response: { 404: errorRef, 429: errorRef },
+          response: { 200: documentBytes, 404: errorRef, 429: errorRef },
         },
       },
       async (req, reply) => {
@@ -81,6 +85,7 @@ export async function fileRoutes(app: App, { deps, hooks }: RouteContext) {
         summary: 'A stored document: the `url` a document has (DOCUMENT_ACCESS=private)',
         description:
           'For a session or token whose user may see the project now: no session 401, a project one may not see (or no such document) 404. The local driver answers the bytes (Content-Type as uploaded, nosniff, sandbox CSP, attachment for anything but passive types; Range and ETag work); S3 and Cloudinary a 307 redirect to a signed address of the store that lasts DOCUMENT_LINK_SECONDS. Cache-Control: private, no-cache (the redirect also no-store).',
+        response: { 200: documentBytes, 307: Type.Unknown({ description: 'S3 and Cloudinary: to a signed address of the store' }), 401: errorRef, 404: errorRef },
       },
     },
     async (req, reply) => {

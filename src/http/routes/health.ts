@@ -1,3 +1,5 @@
+import { Type } from '@fastify/type-provider-typebox';
+import { errorRef } from '../schemas.js';
 import type { App, RouteContext } from './context.js';
 
 /** A dependency that hangs is as unready as one that refuses; a load balancer should not wait on it. */
@@ -5,9 +7,15 @@ const CHECK_TIMEOUT_MS = 3000;
 
 /** Liveness and readiness (interface.md, Operations). */
 export async function healthRoutes(app: App, { deps }: RouteContext) {
-  app.get('/healthz', { schema: { tags: ['operations'], summary: 'The process runs' } }, async () => ({ status: 'ok' }));
+  app.get('/healthz', { schema: { tags: ['operations'], summary: 'The process runs', response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: errorRef } } }, async () => ({ status: 'ok' }));
 
-  app.get('/readyz', { schema: { tags: ['operations'], summary: 'Each dependency answers; 503 names the one that fails' } }, async (_req, reply) => {
+  app.get('/readyz', {
+    schema: {
+      tags: ['operations'],
+      summary: 'Each dependency answers; 503 names the one that fails',
+      response: { 200: Type.Object({ status: Type.Literal('ready'), checks: Type.Record(Type.String(), Type.String()) }), 503: errorRef },
+    },
+  }, async (_req, reply) => {
     const checks = {
       database: () => deps.store.ping(),
       storage: () => deps.storage.check(),

@@ -1,5 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { Type } from '@fastify/type-provider-typebox';
 import { errors } from '../../errors.js';
+import { errorRef } from '../schemas.js';
 import type { App, RouteContext } from './context.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -16,7 +18,7 @@ export async function metricsRoutes(app: App, { deps }: RouteContext) {
 
   app.get(
     '/metrics',
-    { schema: { tags: ['operations'], summary: 'Prometheus metrics (Authorization: Bearer METRICS_TOKEN)', security: [{ metricsToken: [] }] } },
+    { schema: { tags: ['operations'], summary: 'Prometheus metrics (Authorization: Bearer METRICS_TOKEN)', security: [{ metricsToken: [] }], response: { 200: { description: 'the metrics, Prometheus text format', content: { 'text/plain': { schema: Type.String() } } }, 401: errorRef } } },
     async (req, reply) => {
       // Compared as digests: the same length whatever was sent, so the time taken tells nothing.
       if (!timingSafeEqual(digest(req.headers.authorization ?? ''), expected)) {

@@ -36,7 +36,7 @@ export async function realtimeRoutes(app: App, { deps, hooks, streams: hub }: Ro
           lastEventId: Type.Optional(Type.String({ description: 'as the Last-Event-ID header, for clients that cannot set it' })),
         }),
         headers: Type.Object({ 'last-event-id': Type.Optional(Type.String()) }),
-        response: { 401: errorRef, 429: errorRef },
+        response: { 200: { description: 'the event stream', content: { 'text/event-stream': { schema: Type.String() } } }, 401: errorRef, 429: errorRef },
       },
     },
     async (req, reply) => {

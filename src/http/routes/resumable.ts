@@ -38,7 +38,11 @@ export async function resumableRoutes(app: App, { deps, hooks }: RouteContext) {
         'Headers Tus-Resumable: 1.0.0, Upload-Length, Upload-Metadata with projectId, fileType, filename, filetype. ' +
         "Runs specification 4.1 checks 1–7 before a byte is accepted and answers a refusal with the specification's status and {\"error\": message}; " +
         'then 413 past MAX_UPLOAD_BYTES, 415 for a declared type outside UPLOAD_ALLOWED_TYPES. 201 with Location: the upload\'s URL.',
-      response: { 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 412: errorRef, 413: errorRef, 415: errorRef },
+      response: {
+        201: Type.Unknown({ description: 'POST: created; Location is its URL' }),
+        204: Type.Unknown({ description: 'OPTIONS: what the server supports (Tus-Version, Tus-Extension, Tus-Max-Size)' }),
+        400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 412: errorRef, 413: errorRef, 415: errorRef,
+      },
     },
     handler: async (req, reply) => {
       const actor = actorOf(req);
@@ -61,7 +65,11 @@ export async function resumableRoutes(app: App, { deps, hooks }: RouteContext) {
         'tus 1.0 core and termination (a finished upload cannot be terminated: 409). The last PATCH runs the same steps as POST /api/upload (checks 4–7 again, the type rule, steps 8–11); ' +
         "a refusal then answers with the specification's status and {\"error\": message}. Another user's upload is 404.",
       params: IdParams,
-      response: { 400: errorRef, 401: errorRef, 404: errorRef, 409: errorRef, 413: errorRef, 415: errorRef, 423: errorRef },
+      response: {
+        200: Type.Unknown({ description: 'HEAD: Upload-Offset and Upload-Length' }),
+        204: Type.Unknown({ description: 'PATCH: the bytes taken (Upload-Offset); DELETE: given up; OPTIONS: what the server supports' }),
+        400: errorRef, 401: errorRef, 404: errorRef, 409: errorRef, 413: errorRef, 415: errorRef, 423: errorRef,
+      },
     },
     handler: async (req, reply) => {
       const actor = actorOf(req);

@@ -90,7 +90,7 @@ export async function teamRoutes(app: App, { deps, hooks }: RouteContext) {
     '/api/team',
     {
       onRequest: hooks.requireAdmin,
-      config: { failure: { message: 'Failed to create team member', exposeMessage: true, malformedJson: true, specified: true } },
+      config: { failure: { message: 'Failed to create team member', exposeMessage: true, malformedJson: true, specified: true }, unknownFieldsIgnored: true },
       schema: {
         tags: ['team'],
         summary: 'Create a team member (ADMIN)',
