@@ -27,6 +27,7 @@ import { KiB, MiB, fmtBytes, fmtMs, percentile, printTable, runLoad } from './lo
 import { previews } from './previews.js';
 import { webhookPhase } from './webhooks.js';
 import { type BenchContext, cpuMsOf, type Phase, type Probed, type ReportRow, fmtProbe, fmtRatio, median, probeHealth, startReference } from './phase.js';
+import { proofsPhase } from './proofs.js';
 
 const GiB = 1024 * MiB;
 
@@ -58,6 +59,7 @@ const PHASES: Phase[] = [
   { name: 'logins', run: logins },
   { name: 'previews', run: previews },
   { name: 'webhooks', run: webhookPhase },
+  { name: 'proofs', run: proofsPhase },
 ];
 
 let cleanup: () => Promise<void> = async () => {};

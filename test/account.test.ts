@@ -50,7 +50,7 @@ describe('GET and PATCH /api/account', () => {
         location: null,
         branch: null,
         customerId: null,
-        emailPreferences: { approvals: true, pi: true, progress: true, documents: true, dueDigest: true, comments: true },
+        emailPreferences: { approvals: true, pi: true, progress: true, documents: true, dueDigest: true, comments: true, proofs: true },
       });
     }
   });
@@ -61,7 +61,7 @@ describe('GET and PATCH /api/account', () => {
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.name, 'After');
     assert.equal(res.body.phone, '+91 98450 00000');
-    assert.deepEqual(res.body.emailPreferences, { approvals: true, pi: true, progress: false, documents: true, dueDigest: true, comments: true });
+    assert.deepEqual(res.body.emailPreferences, { approvals: true, pi: true, progress: false, documents: true, dueDigest: true, comments: true, proofs: true });
     for (const [body, error] of [
       [{ role: 'ADMIN' }, 'Role is not a known field'],
       [{ email: 'new@example.com' }, 'Email is not a known field'],
@@ -77,7 +77,7 @@ describe('GET and PATCH /api/account', () => {
     assert.equal(now.body.email, user.email);
     assert.equal(now.body.name, 'After');
     assert.equal((await client.patch('/api/account', { phone: null, emailPreferences: { progress: true, documents: false } })).body.phone, null);
-    assert.deepEqual((await client.get('/api/account')).body.emailPreferences, { approvals: true, pi: true, progress: true, documents: false, dueDigest: true, comments: true });
+    assert.deepEqual((await client.get('/api/account')).body.emailPreferences, { approvals: true, pi: true, progress: true, documents: false, dueDigest: true, comments: true, proofs: true });
   });
 
   test('only the known email categories: unknown keys are a 400 naming one, and nothing is stored', async () => {
@@ -95,7 +95,7 @@ describe('GET and PATCH /api/account', () => {
       assert.match(res.body.error, /^emailPreferences\.(bogus|k0) is not a known field$/, what);
       assert.deepEqual(await optouts(), [], `${what}: nothing stored`);
     }
-    assert.deepEqual((await client.get('/api/account')).body.emailPreferences, { approvals: true, pi: true, progress: true, documents: true, dueDigest: true, comments: true });
+    assert.deepEqual((await client.get('/api/account')).body.emailPreferences, { approvals: true, pi: true, progress: true, documents: true, dueDigest: true, comments: true, proofs: true });
   });
 
   test('a switched-off category sends nothing; the others still arrive', async () => {
@@ -361,6 +361,6 @@ test('/api/openapi.json describes the account and password endpoints', async () 
   ] as const) {
     assert.ok(doc.paths[path]?.[method]?.summary, `${method.toUpperCase()} ${path} has a summary`);
   }
-  assert.deepEqual(Object.keys(doc.paths['/api/account'].get.responses['200'].content['application/json'].schema.properties.emailPreferences.properties), ['approvals', 'pi', 'progress', 'documents', 'dueDigest', 'comments']);
+  assert.deepEqual(Object.keys(doc.paths['/api/account'].get.responses['200'].content['application/json'].schema.properties.emailPreferences.properties), ['approvals', 'pi', 'progress', 'documents', 'dueDigest', 'comments', 'proofs']);
   assert.deepEqual(Object.keys(doc.paths['/api/auth/forgot-password'].post.responses).sort(), ['202', '400', '429']);
 });

@@ -394,3 +394,37 @@ test('025_floor: projects written before it are numbered by creation, the next o
     await made.cleanup();
   }
 });
+
+test('024_proofs: the activity log keeps its entries, positions and indexes; an entry without a user is written after it; projects read back without a proof', async () => {
+  const made = await testConfig();
+  const own = await openDatabase(made.config.database, silentLog);
+  try {
+    await migrate(own, { to: previousOf('024_proofs') });
+    const now = '2026-03-01T10:00:00.000Z';
+    const userId = newId();
+    const projectId = newId();
+    await own.db
+      .insertInto('users')
+      .values({ id: userId, name: 'Old POC', email: 'old-poc@example.com', email_key: 'old-poc@example.com', role: 'POC', active: true, password_hash: 'x', created_at: now, updated_at: now })
+      .execute();
+    await own.db.insertInto('projects').values({ id: projectId, name: 'Old', description: null, poc_id: userId, status: 'APPROVED', pi_status: 'VERIFIED', created_at: now, updated_at: now }).execute();
+    const ownStore = createStore(own);
+    for (let i = 0; i < 3; i++) await ownStore.activity.insert({ id: newId(), userId, action: 'PROJECT_UPDATED', entityType: 'project', entityId: projectId, details: { i }, createdAt: now });
+
+    await migrate(own);
+
+    const admin = { id: 'someone', role: 'ADMIN' as const };
+    const before = await ownStore.activity.list(admin, { limit: 10 });
+    assert.deepEqual(before.items.map((e) => [e.userId, e.details.i]), [[userId, 2], [userId, 1], [userId, 0]]);
+    const seq = await ownStore.activity.insert({ id: newId(), userId: null, action: 'PROOF_APPROVED', entityType: 'project', entityId: projectId, details: { via: 'link' }, createdAt: now });
+    assert.equal(seq, 4, 'positions go on densely');
+    assert.deepEqual((await ownStore.activity.changesAfter(0, 10, admin)).map((c) => c.seq), [1, 2, 3, 4]);
+    const duplicate = ownStore.activity.insert({ id: newId(), userId, action: 'PROJECT_UPDATED', entityType: 'project', entityId: projectId, details: {}, createdAt: now });
+    assert.equal(typeof (await duplicate), 'number');
+    assert.equal((await ownStore.projects.findWithNames(projectId))!.proof, null);
+    assert.deepEqual(await ownStore.proofs.list(projectId), []);
+  } finally {
+    await own.destroy();
+    await made.cleanup();
+  }
+});

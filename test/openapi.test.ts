@@ -40,6 +40,9 @@ test('an operation that answers without a session is marked security: [], one th
     }
   }
   assert.deepEqual(open.sort(), [
+    'GET /api/proof-links/{token}',
+    'GET /api/proof-links/{token}/file',
+    'GET /api/proof-links/{token}/preview',
     'GET /files/{*}',
     'GET /healthz',
     'GET /readyz',
@@ -47,6 +50,8 @@ test('an operation that answers without a session is marked security: [], one th
     'POST /api/auth/login',
     'POST /api/auth/logout',
     'POST /api/auth/reset-password',
+    'POST /api/proof-links/{token}/approve',
+    'POST /api/proof-links/{token}/request-changes',
   ]);
   // /metrics asks for its own bearer token, not a session.
   assert.deepEqual(paths['/metrics']?.get?.security, [{ metricsToken: [] }]);
@@ -98,5 +103,20 @@ test('projects document the job: its fields in answers and bodies, the list’s 
     for (const field of ['reference', 'dueDate', 'deliveryAddress', 'items']) assert.ok(body[field], `${method.toUpperCase()} ${path} takes ${field}`);
     assert.equal(body.items!.maxItems, 50);
     assert.deepEqual([body.items!.items!.properties!.quantity!.minimum, body.items!.items!.properties!.quantity!.maximum], [1, 10_000_000]);
+  }
+});
+
+test('every proof operation has an operationId and its 2xx and 4xx answers described', async () => {
+  {
+    const doc = (await (await fetch(`${svc.url}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId?: string; responses: Record<string, unknown> }>> };
+    const proofPaths = Object.entries(doc.paths).filter(([p]) => p.includes('/proofs') || p.startsWith('/api/proof-links'));
+    assert.equal(proofPaths.flatMap(([, ops]) => Object.keys(ops)).length, 11);
+    for (const [p, ops] of proofPaths) {
+      for (const [method, op] of Object.entries(ops)) {
+        assert.match(op.operationId ?? '', /^[a-zA-Z]+$/, `${method} ${p} has an operationId`);
+        const codes = Object.keys(op.responses);
+        assert.ok(codes.some((c) => c.startsWith('2')) && codes.some((c) => c.startsWith('4')), `${method} ${p}: ${codes.join(', ')}`);
+      }
+    }
   }
 });

@@ -29,6 +29,8 @@ export async function dashboardStats(deps: Pick<Deps, 'store' | 'config' | 'cloc
     // Open projects: overdue, due today, due today or in the next 6 days (today's among them).
     due,
     pi: { awaitingVerification } as Record<string, unknown>,
+    // interface.md, Proofs: open projects whose latest proof waits for the customer, or came back with changes.
+    proofs: await deps.store.proofs.counts(actor),
   };
   if (actor.role === 'ADMIN') {
     // The money still owed, per currency, in minor units: the shop's figure, not a POC's or a client's.

@@ -19,6 +19,7 @@ import {
 import { type DueFilter, dueRange } from '../domain/due.js';
 import { JOB_FIELDS, type JobChange, type JobField, type LineDraft, jobChanges, parseJob, resolveLines } from '../domain/job.js';
 import { type ProjectAction, decideDetailsEdit, decideProjectAction } from '../domain/project-lifecycle.js';
+import { printingHold } from '../domain/proofs.js';
 import { textRefusal } from '../domain/limits.js';
 import { piCurrencyRefusal } from '../domain/pi.js';
 import { maySeeProject } from '../domain/visibility.js';
@@ -257,6 +258,11 @@ export async function runProjectAction(
     const pi = action === 'submit-pi' && figures ? { ...figures, submittedAt: now, submittedById: actor.id } : undefined;
     const decision = decideProjectAction(actor, current, action, now, note, pi);
     if (decision instanceof AppError) throw decision;
+    // interface.md, Proofs: after the action's other rules, printing waits for the latest proof's approval.
+    if (action === 'start-printing') {
+      const held = printingHold((await store.proofs.latest(id, { forUpdate: true })) ?? null);
+      if (held) throw held;
+    }
     if (pi) {
       const currencyRefusal = piCurrencyRefusal(pi.currency, await store.payments.currencyOf(id));
       if (currencyRefusal) throw currencyRefusal;

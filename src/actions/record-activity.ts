@@ -24,7 +24,8 @@ export async function recordActivity(
  */
 export async function recordProjectActivity(
   store: Store,
-  actor: Actor,
+  /** id null: nobody signed in (an answer given through a proof link). */
+  actor: { id: string | null },
   projectId: string,
   action: ActivityAction,
   details: Record<string, unknown>,

@@ -20,7 +20,7 @@ const changesAfterQuery = (db: DB, seq: number, limit: number) =>
 
 /** The entry every change writes, and the log read every change causes, compiled once: see reusable.ts. */
 const hot = {
-  insertActivity: reusable((db, id: string, userId: string, action: string, entityType: string, entityId: string, details: string, createdAt: string, internal: 0 | 1) =>
+  insertActivity: reusable((db, id: string, userId: string | null, action: string, entityType: string, entityId: string, details: string, createdAt: string, internal: 0 | 1) =>
     db
       .insertInto('activity_log')
       .values({

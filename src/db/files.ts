@@ -111,6 +111,9 @@ export function filesRepo(db: DB, dialect: Database['dialect']) {
         recorded.add(r.storage_key);
         if (r.voided_at !== null) voided.set(r.storage_key, toFileUpload(r));
       }
+      // A proof's bytes are recorded too (migration 024): never an orphan.
+      const proofs = await db.selectFrom('proofs').select('storage_key').where('storage_key', 'in', keys).execute();
+      for (const r of proofs) recorded.add(r.storage_key);
       return { recorded, voided };
     },
     /** Standing (not voided) records created before `before`, a page at a time in id order (after `afterId`): what the reconciler checks against the store. */

@@ -54,6 +54,14 @@ const recipientQueries = {
   ),
   /** Everyone who may see the project (a comment). */
   viewers: reusable((db, exceptId: string, category: string, pocId: string, customerId: string | null) => activeRecipients(db, exceptId, category, pocId, customerId)),
+  /** The CLIENTs of the project's customer (a proof posted). */
+  clients: reusable((db, exceptId: string, category: string, pocId: string, customerId: string | null) =>
+    activeRecipients(db, exceptId, category, pocId, customerId).where(customersClients(customerId)),
+  ),
+  /** The admins and the project's owner alone (an answer to a proof). */
+  adminsAndOwner: reusable((db, exceptId: string, category: string, pocId: string, customerId: string | null) =>
+    activeRecipients(db, exceptId, category, pocId, customerId).where((eb) => eb.or([eb('role', '=', 'ADMIN'), eb('users.id', '=', pocId)])),
+  ),
   /** Those of them who see internal notes (an internal comment). */
   shopViewers: reusable((db, exceptId: string, category: string, pocId: string, customerId: string | null) =>
     activeRecipients(db, exceptId, category, pocId, customerId).where(seeingInternal),
@@ -69,10 +77,12 @@ export function outboxRepo(db: DB, dialect: Database['dialect']) {
      * among those who may see it, except the actor and anyone who switched the category off. Ordered by
      * id, one lock order for every transaction.
      */
-    async recipients(a: { admins: boolean; poc: boolean; viewers?: boolean; shopOnly?: boolean; project: ProjectScope; category: EmailCategory; exceptId: string }): Promise<string[]> {
+    async recipients(a: { admins: boolean; poc: boolean; viewers?: boolean; shopOnly?: boolean; clients?: boolean; ownerOnly?: boolean; project: ProjectScope; category: EmailCategory; exceptId: string }): Promise<string[]> {
       // A placeholder for "no customer" keeps one compiled shape: no user has an empty customer id.
       const args = [a.exceptId, a.category, a.project.pocId, a.project.customerId ?? ''] as const;
       const query = a.viewers ? (a.shopOnly ? recipientQueries.shopViewers : recipientQueries.viewers)(db, dialect, ...args)
+        : a.clients ? recipientQueries.clients(db, dialect, ...args)
+        : a.ownerOnly ? recipientQueries.adminsAndOwner(db, dialect, ...args)
         : a.admins && a.poc ? recipientQueries.adminsAndPoc(db, dialect, ...args)
         : a.admins ? recipientQueries.admins(db, dialect, ...args)
         : a.poc ? recipientQueries.poc(db, dialect, ...args)

@@ -2,6 +2,7 @@ import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kyse
 import type { Approval, ApprovalStatus, JobDetails, Pi, PiStatus, Project, ProjectStatus, ProjectWithNames } from '../domain/model.js';
 import type { Database, DB } from './index.js';
 import { paymentsRepo } from './payments.js';
+import { proofsRepo } from './proofs.js';
 import { projectItemsRepo } from './project-items.js';
 import { reusable } from './reusable.js';
 import { type Page, type ProjectRowWithNames, decodeCursor, decodeDueCursor, encodeCursor, encodeDueCursor, olderThan, toProject, toProjectWithNames } from './rows.js';
@@ -167,20 +168,21 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
 
   const items = projectItemsRepo(db, dialect);
   const payments = paymentsRepo(db, dialect);
+  const proofs = proofsRepo(db, dialect);
 
   /** Rows as answers show them: each with its lines and the sum of its payments, read in two more queries for them all. */
   const withItems = async (rows: ProjectRowWithNames[]): Promise<ProjectWithNames[]> => {
     const ids = rows.map((r) => r.id);
-    const [lines, paid] = await Promise.all([items.forProjects(ids), payments.paidFor(ids)]);
-    return rows.map((r) => toProjectWithNames(r, lines.get(r.id) ?? [], paid.get(r.id) ?? 0));
+    const [lines, paid, latestProofs] = await Promise.all([items.forProjects(ids), payments.paidFor(ids), proofs.latestFor(ids)]);
+    return rows.map((r) => ({ ...toProjectWithNames(r, lines.get(r.id) ?? [], paid.get(r.id) ?? 0), proof: latestProofs.get(r.id) ?? null }));
   };
 
   /** One project with the names and its lines, as answers show it. */
   const findWithNames = async (id: string): Promise<ProjectWithNames | undefined> => {
     const row = (await db.executeQuery(hot.withNames(db, dialect, id))).rows[0];
     if (!row) return undefined;
-    const [lines, paid] = await Promise.all([items.of(id), payments.paidOf(id)]);
-    return toProjectWithNames(row, lines, paid);
+    const [lines, paid, latestProof] = await Promise.all([items.of(id), payments.paidOf(id), proofs.latestFor([id])]);
+    return { ...toProjectWithNames(row, lines, paid), proof: latestProof.get(id) ?? null };
   };
 
   /**

@@ -27,6 +27,8 @@ export interface Tables {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_events: WebhookEventsTable;
+  proofs: ProofsTable;
+  proof_links: ProofLinksTable;
 }
 
 /** SQLite answers 0/1 and PostgreSQL true/false; the data layer maps both to boolean. */
@@ -172,7 +174,8 @@ export interface ActivityLogTable {
   id: string;
   /** Dense, in commit order: the realtime event log's position (migration 002). */
   seq: ColumnType<number, number, never>;
-  user_id: string;
+  /** null: an answer given through a proof link, by nobody signed in (migration 024). */
+  user_id: string | null;
   action: string;
   entity_type: string;
   entity_id: string;
@@ -364,4 +367,41 @@ export interface WebhookDeliveriesTable {
   response_excerpt: string | null;
   created_at: string;
   delivered_at: string | null;
+}
+
+/** One version of a project's proof (migration 024), with the customer's answer once given. */
+export interface ProofsTable {
+  id: string;
+  project_id: string;
+  version: number;
+  filename: string;
+  size: ColumnType<number | string, number, number>;
+  content_type: string;
+  detected_type: string | null;
+  sha256: string;
+  storage_key: string;
+  url: string;
+  note: string | null;
+  status: string;
+  posted_by_id: string;
+  created_at: string;
+  response_decision: string | null;
+  response_note: string | null;
+  response_by_id: string | null;
+  response_by_name: string | null;
+  response_via: string | null;
+  response_email: string | null;
+  response_at: string | null;
+}
+
+/** An approval link sent for one proof (migration 024): only its token's SHA-256. */
+export interface ProofLinksTable {
+  id: string;
+  proof_id: string;
+  token_hash: string;
+  email: string;
+  name: string | null;
+  created_by_id: string;
+  created_at: string;
+  expires_at: string;
 }

@@ -27,9 +27,11 @@ export function storageNamesRepo(db: DB, dialect: Database['dialect']) {
       const rows = await db
         .selectFrom('storage_names')
         .leftJoin('file_uploads', 'file_uploads.storage_key', 'storage_names.key')
+        .leftJoin('proofs', 'proofs.storage_key', 'storage_names.key')
         .select('storage_names.key')
         .where('storage_names.created_at', '<', before)
         .where('file_uploads.id', 'is', null)
+        .where('proofs.id', 'is', null)
         .orderBy('storage_names.key')
         .execute();
       return rows.map((r) => r.key);

@@ -4,6 +4,7 @@ import { customersRepo } from './customers.js';
 import { dueDigestsRepo } from './due-digests.js';
 import { apiTokensRepo } from './api-tokens.js';
 import { commentsRepo } from './comments.js';
+import { proofsRepo } from './proofs.js';
 import { filesRepo } from './files.js';
 import { type BatchTransaction, GroupCommit, type GroupCommitCounts, type UnitOptions } from './group-commit.js';
 import { idempotencyKeysRepo } from './idempotency-keys.js';
@@ -160,6 +161,7 @@ function repositories({ db, dialect }: Database, batch?: BatchOptions) {
     dueDigests: () => dueDigestsRepo(db),
     apiTokens: () => apiTokensRepo(db, dialect),
     comments: () => commentsRepo(db),
+    proofs: () => proofsRepo(db, dialect),
     webhooks: () => (batch ? readOnce(webhooksRepo(db, dialect), 'listening') : webhooksRepo(db, dialect)),
     webhookDeliveries: () => webhookDeliveriesRepo(db, dialect),
   });

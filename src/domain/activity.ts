@@ -35,6 +35,10 @@ export const ACTIVITY_ACTIONS = [
   'INVOICE_VOIDED',
   // interface.md, Comments: details {commentId, internal}, never the text.
   'COMMENT_ADDED',
+  // interface.md, Proofs: {proofId, version, filename}; an answer {proofId, version, via, byName, note} (+ email through a link).
+  'PROOF_POSTED',
+  'PROOF_APPROVED',
+  'PROOF_CHANGES_REQUESTED',
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 

@@ -4,11 +4,14 @@ import type { DocumentType } from './model.js';
 /** Every document's key starts with this; the reconciler looks at nothing else in a store. */
 export const DOCUMENTS_PREFIX = 'print-orders/';
 
+/** What is stored under a project: its documents, and its proofs (interface.md, "Proofs": folder `print-orders/<projectId>/proof`). */
+export type StoredKind = DocumentType | 'PROOF';
+
 /** Where a document is stored (specification 4.1 step 8, interface.md "Files"). */
-export const documentFolder = (projectId: string, type: DocumentType): string => `${DOCUMENTS_PREFIX}${projectId}/${type.toLowerCase()}`;
+export const documentFolder = (projectId: string, type: StoredKind): string => `${DOCUMENTS_PREFIX}${projectId}/${type.toLowerCase()}`;
 
 /** `<lower-case fileType>_<milliseconds>`. */
-export const publicName = (type: DocumentType, ms: number): string => `${type.toLowerCase()}_${ms}`;
+export const publicName = (type: StoredKind, ms: number): string => `${type.toLowerCase()}_${ms}`;
 
 /** The original name's extension when it is 1–10 letters or digits, else null. */
 export function extensionOf(filename: string): string | null {

@@ -148,7 +148,8 @@ export interface FileUpload {
 /** An activity-log entry as read: the log may hold actions the service no longer writes (an older version's), so a string. */
 export interface ActivityEntry {
   id: string;
-  userId: string;
+  /** null: nobody signed in (a proof answered through a link, interface.md "Proofs"). */
+  userId: string | null;
   action: string;
   entityType: string;
   entityId: string;
@@ -185,6 +186,8 @@ export interface ProjectWithNames extends Omit<Project, 'approval' | 'hold'>, Jo
   pi: PiWithNames | null;
   /** The sum of the project's payments, in minor units (0 without any). */
   paid: number;
+  /** Its latest proof (interface.md, "Proofs"); absent in webhook events stored before proofs existed. */
+  proof?: { id: string; version: number; status: 'pending' | 'approved' | 'changes-requested' | 'superseded' } | null;
 }
 
 export interface PiWithNames extends Pi {

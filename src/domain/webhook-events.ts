@@ -1,7 +1,7 @@
 import type { ActivityAction } from './activity.js';
 
 /** The events an endpoint may subscribe to (interface.md, "Webhooks"); `"*"` stands for all of them. */
-export const WEBHOOK_EVENT_TYPES = ['project.created', 'project.updated', 'document.uploaded', 'document.voided', 'comment.added', 'payment.recorded'] as const;
+export const WEBHOOK_EVENT_TYPES = ['project.created', 'project.updated', 'document.uploaded', 'document.voided', 'comment.added', 'payment.recorded', 'proof.posted', 'proof.approved', 'proof.changes_requested'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** Sent only by POST /api/webhooks/:id/test, to that endpoint, whatever it subscribed to. */
 export const TEST_EVENT_TYPE = 'webhook.test';
@@ -36,6 +36,9 @@ export const WEBHOOK_EVENT_OF: Record<ActivityAction, WebhookEventType | null> =
   // About a customer, not a project: no event (interface.md lists none).
   CUSTOMER_CREATED: null,
   CUSTOMER_UPDATED: null,
+  PROOF_POSTED: 'proof.posted',
+  PROOF_APPROVED: 'proof.approved',
+  PROOF_CHANGES_REQUESTED: 'proof.changes_requested',
 };
 
 /** Whether an endpoint subscribed to `events` gets an event of `type`. */

@@ -3,6 +3,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import { ITEMS, ITEM_MAX_LENGTH, MAX_LENGTH } from '../domain/limits.js';
 import { MAX_AMOUNT } from '../domain/money.js';
 import { APPROVAL_STATUSES, DOCUMENT_TYPES, PI_STATUSES, PROJECT_STATUSES, ROLES } from '../domain/model.js';
+import { PROOF_STATUSES } from '../domain/proofs.js';
 
 /** JSON shapes of the API, for validation and for /api/openapi.json. */
 
@@ -185,6 +186,12 @@ export const Project = Type.Object({
     }, { description: 'why the project is on hold, since when and by whom; null when it is not' }),
   ),
   repeatOf: Nullable(Type.Object({ id: Type.String(), name: Type.String() }, { description: 'the project this one repeats (a reorder)' })),
+  proof: Nullable(
+    Type.Object(
+      { id: Type.String(), version: Type.Integer(), status: enumOf(PROOF_STATUSES) },
+      { description: "the latest proof's id, version and status; null without proofs" },
+    ),
+  ),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -237,7 +244,7 @@ export const UploadResult = Type.Object({ id: Type.String(), url: Type.String(),
 
 export const ActivityEntry = Type.Object({
   id: Type.String(),
-  userId: Type.String(),
+  userId: NullableString({ description: 'who acted; null for an answer given through a proof link' }),
   userName: NullableString({ description: "the acting user's name" }),
   action: Type.String(),
   entityType: Type.String(),
@@ -270,6 +277,7 @@ const emailPreferenceFields = {
   documents: Type.Boolean({ description: 'a document uploaded by someone else' }),
   dueDigest: Type.Boolean({ description: 'the morning email listing the projects overdue or due today (POC: their own; admins: all)' }),
   comments: Type.Boolean({ description: 'a comment someone else wrote on a project one may see, with its text (internal notes: the shop only)' }),
+  proofs: Type.Boolean({ description: 'a proof posted for the customer to answer (its CLIENT users); the answer (the owner and the admins)' }),
 };
 
 /** One's own profile as the team list shows it (without the admin's active and createdAt), and the email preferences. */

@@ -22,6 +22,8 @@ export async function queueProjectEmails(
     poc: audience.poc,
     viewers: audience.viewers,
     shopOnly: audience.shopOnly,
+    clients: audience.clients,
+    ownerOnly: audience.ownerOnly,
     project: change.project,
     category: audience.category,
     exceptId: change.actor.id,

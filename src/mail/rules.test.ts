@@ -12,7 +12,7 @@ const project = { pocId: 'poc' };
 
 test('who is told of each change (issue 12, "Who gets what")', () => {
   const client: Actor = { id: 'client', role: 'CLIENT' };
-  const table: [ActivityAction, Actor, { category: string; admins: boolean; poc: boolean; viewers?: boolean; shopOnly?: boolean } | null, Record<string, unknown>?][] = [
+  const table: [ActivityAction, Actor, { category: string; admins: boolean; poc: boolean; viewers?: boolean; shopOnly?: boolean; clients?: boolean; ownerOnly?: boolean } | null, Record<string, unknown>?][] = [
     ['COMMENT_ADDED', client, { category: 'comments', admins: false, poc: false, viewers: true, shopOnly: false }, { internal: false }],
     ['COMMENT_ADDED', admin, { category: 'comments', admins: false, poc: false, viewers: true, shopOnly: true }, { internal: true }],
     ['PROJECT_CREATED', poc, { category: 'approvals', admins: true, poc: false }],
@@ -35,6 +35,9 @@ test('who is told of each change (issue 12, "Who gets what")', () => {
     ['PO_VOIDED', admin, { category: 'documents', admins: false, poc: true }],
     ['CHALLAN_VOIDED', poc, { category: 'documents', admins: true, poc: false }],
     ['INVOICE_VOIDED', { id: 'other-admin', role: 'ADMIN' }, { category: 'documents', admins: false, poc: true }],
+    ['PROOF_POSTED', poc, { category: 'proofs', admins: false, poc: false, clients: true }],
+    ['PROOF_APPROVED', client, { category: 'proofs', admins: true, poc: true, ownerOnly: true }],
+    ['PROOF_CHANGES_REQUESTED', poc, { category: 'proofs', admins: true, poc: true, ownerOnly: true }],
     ['PROJECT_UPDATED', admin, null],
     ['CUSTOMER_CREATED', admin, null],
     ['CUSTOMER_UPDATED', poc, null],

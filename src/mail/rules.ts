@@ -10,7 +10,7 @@ import { formatMinor, isCurrencyCode } from '../domain/money.js';
  */
 
 /** The categories a user can switch off on their account page (dueDigest: the morning due-date digest, actions/due-digest.ts). */
-export const EMAIL_CATEGORIES = ['approvals', 'pi', 'progress', 'documents', 'dueDigest', 'comments'] as const;
+export const EMAIL_CATEGORIES = ['approvals', 'pi', 'progress', 'documents', 'dueDigest', 'comments', 'proofs'] as const;
 export type EmailCategory = (typeof EMAIL_CATEGORIES)[number];
 
 /** Who hears of a change: every active ADMIN, the project's POC, or both; or everyone who may see the project (`viewers`), only the shop's people among them when `shopOnly`. */
@@ -24,6 +24,10 @@ export interface To {
   viewers?: boolean;
   /** Only those who see internal notes (domain/visibility.ts, seesInternal): an internal comment. */
   shopOnly?: boolean;
+  /** The CLIENT users of the project's customer (a proof posted for them to answer). */
+  clients?: boolean;
+  /** With `admins`: the project's owner alone, not the customer's CLIENTs (an answer to a proof, which they gave). */
+  ownerOnly?: boolean;
 }
 
 export interface Rule {
@@ -109,6 +113,27 @@ export const EMAIL_RULES: Record<ActivityAction, Rule | null> = {
     to: (_byPoc, details) => ({ admins: false, poc: false, viewers: true, shopOnly: details.internal === true }),
     label: 'New comment',
     describe: ({ actorName, details }) => `${details.internal === true ? 'Internal note' : 'Comment'} by ${actorName}: ${String(details.body ?? '')}`,
+  },
+  // interface.md, Proofs: a posted version to the customer's CLIENT users, who answer it; an answer to the owner and the admins.
+  PROOF_POSTED: {
+    category: 'proofs',
+    to: () => ({ admins: false, poc: false, clients: true }),
+    label: 'Proof to approve',
+    describe: ({ actorName, details }) => `Proof v${String(details.version ?? '')} posted by ${actorName} for your approval: ${String(details.filename ?? '')}`,
+  },
+  // Named by the details' byName: an answer through a link has no signed-in actor.
+  PROOF_APPROVED: {
+    category: 'proofs',
+    to: () => ({ admins: true, poc: true, ownerOnly: true }),
+    label: 'Proof approved',
+    describe: ({ details }) => `Proof v${String(details.version ?? '')} approved by ${String(details.byName ?? 'the customer')}${details.via === 'link' ? ' (through an approval link)' : ''}.`,
+  },
+  PROOF_CHANGES_REQUESTED: {
+    category: 'proofs',
+    to: () => ({ admins: true, poc: true, ownerOnly: true }),
+    label: 'Proof changes requested',
+    describe: ({ details }) =>
+      `Changes to proof v${String(details.version ?? '')} requested by ${String(details.byName ?? 'the customer')}${details.via === 'link' ? ' (through an approval link)' : ''}.`,
   },
 };
 

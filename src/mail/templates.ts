@@ -143,3 +143,23 @@ export function webhookDeactivatedEmail(to: OutgoingMail['to'], webhook: { url: 
     'Sent to every admin of the print-order service.',
   );
 }
+
+/** An approval link for a proof (interface.md, "Proofs"), to a customer's address that may have no account: sent at once, never batched. */
+export function proofLinkEmail(
+  to: OutgoingMail['to'],
+  proof: { projectName: string; version: number; filename: string; sentBy: string },
+  link: string,
+  validDays: number,
+  publicUrl: string,
+): OutgoingMail {
+  return render(
+    to,
+    `Proof v${proof.version} of ${proof.projectName}: your approval, please`,
+    [
+      `${proof.sentBy} sent you proof v${proof.version} (${proof.filename}) of "${proof.projectName}" to look at.`,
+      `Open the link to see it, then approve it or ask for changes. It works for ${validDays} days, until the proof is answered or replaced.`,
+    ],
+    { href: link, label: 'See the proof' },
+    `Sent by ${publicUrl}. Anyone holding this link can answer for you: do not forward it.`,
+  );
+}

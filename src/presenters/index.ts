@@ -93,6 +93,7 @@ export const presentProject = (p: ProjectWithNames, today: string) => ({
   rush: p.rush,
   hold: p.hold && { reason: p.hold.reason, since: p.hold.since, byId: p.hold.byId, byName: p.hold.byName },
   repeatOf: p.repeatOf && { id: p.repeatOf.id, name: p.repeatOf.name },
+  proof: p.proof ? { id: p.proof.id, version: p.proof.version, status: p.proof.status } : null,
   createdAt: p.createdAt,
   updatedAt: p.updatedAt,
 });

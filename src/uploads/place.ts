@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import type { Deps } from '../deps.js';
 import { nowIso } from '../deps.js';
-import { documentFolder, extensionOf, publicName } from '../domain/documents.js';
-import type { DocumentType } from '../domain/model.js';
+import { type StoredKind, documentFolder, extensionOf, publicName } from '../domain/documents.js';
 import { type ObjectLocation, ObjectExistsError, objectKey } from '../storage/types.js';
 
 /**
@@ -34,7 +33,7 @@ export interface PlacedDocument {
 export async function placeDocument(
   deps: Pick<Deps, 'store' | 'storage'>,
   projectId: string,
-  type: DocumentType,
+  type: StoredKind,
   doc: DocumentFile,
   bytes: DocumentBytes,
 ): Promise<PlacedDocument> {

@@ -89,15 +89,19 @@ export function readForm(req: FastifyRequest, config: { maxUploadBytes: number; 
 }
 
 /** A part of the form that counts: the first projectId, the first fileType, the first file part. */
-type CountedPart = { type: 'field'; fieldname: 'projectId' | 'fileType'; value: string } | (MultipartFile & { type: 'file' });
+export type CountedPart<F extends string = 'projectId' | 'fileType'> = { type: 'field'; fieldname: F; value: string } | (MultipartFile & { type: 'file' });
 
 /**
- * The parts of the body that count, as they come: the first part named projectId, the first named
- * fileType (refused with 400 when it holds a NUL: PostgreSQL's text cannot), and the first named
+ * The parts of the body that count, as they come: the first part of each name in `fields` (projectId
+ * and fileType for an upload; note for a proof), each refused with 400 when it holds a NUL: PostgreSQL's text cannot), and the first named
  * file, when it has a file name (one without is a missing file). Every other part is read and dropped.
  * A body the parser cannot read is a 400; a file part must be read (or resumed) before the next part comes.
  */
-async function* countedParts(req: FastifyRequest, max: number): AsyncGenerator<CountedPart, void, undefined> {
+export async function* countedParts<F extends string = 'projectId' | 'fileType'>(
+  req: FastifyRequest,
+  max: number,
+  fields: readonly F[] = ['projectId', 'fileType'] as unknown as readonly F[],
+): AsyncGenerator<CountedPart<F>, void, undefined> {
   // busboy's own limit sits one byte above ours, so our counter is the one that trips.
   const parts = req.parts({ limits: { fileSize: max + 1, fieldSize: 64 * 1024 } })[Symbol.asyncIterator]();
   const fieldsSeen = new Set<string>();
@@ -110,11 +114,11 @@ async function* countedParts(req: FastifyRequest, max: number): AsyncGenerator<C
     const part: Multipart = next.value;
     const name = part.fieldname;
     if (part.type === 'field') {
-      if ((name !== 'projectId' && name !== 'fileType') || fieldsSeen.has(name)) continue;
+      if (!(fields as readonly string[]).includes(name) || fieldsSeen.has(name)) continue;
       fieldsSeen.add(name);
       const value = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
       if (value.includes('\u0000')) throw errors.invalidField(name, 'must not contain NUL characters');
-      yield { type: 'field', fieldname: name, value };
+      yield { type: 'field', fieldname: name as F, value };
       continue;
     }
     const counts = name === 'file' && !fileSeen;

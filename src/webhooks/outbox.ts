@@ -20,7 +20,8 @@ export interface Concerned {
  */
 export interface ProjectEventPayload {
   action: string;
-  actorId: string;
+  /** null: nobody signed in (a proof answered through a link). */
+  actorId: string | null;
   details: Record<string, unknown>;
   project: ProjectWithNames;
   /** Only in events queued before migration 022: the documents as the change saw them, sent as they are. */
@@ -45,7 +46,7 @@ export interface TestEventPayload {
  */
 export async function queueWebhookEvent(
   store: Store,
-  change: { actorId: string; projectId: string; action: ActivityAction; details: Record<string, unknown>; at: string; concerned?: Concerned },
+  change: { actorId: string | null; projectId: string; action: ActivityAction; details: Record<string, unknown>; at: string; concerned?: Concerned },
 ): Promise<void> {
   const type = WEBHOOK_EVENT_OF[change.action];
   if (type === null) return;

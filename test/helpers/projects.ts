@@ -30,6 +30,7 @@ export const PROJECT_KEYS = [
   'piStatus',
   'pocId',
   'pocName',
+  'proof',
   'reference',
   'repeatOf',
   'rush',

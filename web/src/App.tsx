@@ -10,6 +10,7 @@ import { NewProjectPage } from './scenes/projects/new';
 import { NotFoundPage } from './scenes/not-found';
 import { ForgotPasswordPage, ResetPasswordPage } from './scenes/sign-in/password-reset';
 import { ProjectPage } from './scenes/project';
+import { ProofLinkPage } from './scenes/proof-link';
 import { ProjectsPage } from './scenes/projects';
 import { SignInPage } from './scenes/sign-in';
 import { TeamPage } from './scenes/team';
@@ -24,7 +25,10 @@ export function App() {
   // Pages of the emailed link and of "Forgot password?": shown with or without a session.
   const [atReset] = useRoute('/reset-password');
   const [atForgot] = useRoute('/forgot-password');
+  // An emailed approval link (interface.md, Proofs): the same page with or without a session.
+  const [atProofLink, proofLink] = useRoute('/proofs/:token');
 
+  if (atProofLink) return <ProofLinkPage token={proofLink.token} />;
   if (session.isPending) return <p className="loading-page" role="status">Loading…</p>;
   // Only when there is nothing to show: a failed re-check of a known session keeps the pages.
   if (session.isError && session.data === undefined) {

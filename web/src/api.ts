@@ -67,6 +67,8 @@ export interface Stats {
   /** PIs awaiting verification; for ADMINs, what is owed per currency in minor units (digits past 2^53 − 1). */
   pi: { awaitingVerification: number; outstanding?: Record<string, { amount: number | string; projects: number }> };
   team?: { total: number; active: number; byRole: Record<Role, number> };
+  /** Open projects whose latest proof waits for the customer, or came back with changes requested. */
+  proofs?: { awaitingCustomer: number; changesRequested: number };
 }
 
 /** A refusal of the API: its status and its `{"error"}` message, as is. */

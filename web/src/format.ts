@@ -89,6 +89,9 @@ const ACTIVITY_LABELS: Record<ActivityAction, string> = {
   CHALLAN_VOIDED: 'withdrew a challan',
   INVOICE_VOIDED: 'withdrew an invoice',
   COMMENT_ADDED: 'commented',
+  PROOF_POSTED: 'posted a proof',
+  PROOF_APPROVED: 'approved a proof',
+  PROOF_CHANGES_REQUESTED: 'asked for changes to a proof',
 };
 
 /**

@@ -1,6 +1,6 @@
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply } from 'fastify';
-import { findVisibleDocument } from '../../actions/document-access.js';
+import { findVisibleDocument, storedProof } from '../../actions/document-access.js';
 import { PRIVATE_DOCUMENT_CACHE, PRIVATE_REDIRECT_CACHE, cleanContentType, dispositionFor } from '../../domain/documents.js';
 import type { FileUpload } from '../../domain/model.js';
 import { errors } from '../../errors.js';
@@ -46,7 +46,7 @@ export async function fileRoutes(app: App, { deps, hooks }: RouteContext) {
       },
       async (req, reply) => {
         const key = (req.params as { '*': string })['*'];
-        const file = await deps.store.files.findByStorageKey(key);
+        const file = (await deps.store.files.findByStorageKey(key)) ?? (await storedProof(deps, key));
         // A withdrawn document answers 404 at once, even while its bytes wait to be deleted.
         if (!file || file.voidedAt !== null) throw errors.notFound();
         return sendBytes(reply, key, file, 'public, max-age=31536000, immutable');

@@ -193,7 +193,7 @@ export function ActivityList({ entries, projectName }: { entries: ActivityEntry[
         return (
           <li key={e.id}>
             <div>
-              <strong>{personName(e.userId, e.userName, me) ?? 'Someone else'}</strong> {activityLabel(e.action)}
+              <strong>{personName(e.userId, e.userName, me) ?? (typeof e.details.byName === 'string' ? e.details.byName : 'Someone else')}</strong> {activityLabel(e.action)}
               {projectName && e.entityType === 'project' && (
                 <>
                   {' '}

@@ -18,6 +18,7 @@ const CATEGORY_LABELS: Record<EmailCategory, { label: string; hint: string }> = 
   documents: { label: 'Documents', hint: 'A PO, challan or invoice uploaded by someone else.' },
   dueDigest: { label: 'Morning due-date digest', hint: 'Each morning, the projects overdue or due that day (POCs: your own; admins: all).' },
   comments: { label: 'Comments', hint: 'A comment someone else wrote on a project you can see, with its text.' },
+  proofs: { label: 'Proofs', hint: 'A proof posted for your approval (customers); the customer’s answer (the shop).' },
 };
 
 /** My account: name and phone, the emails I get, and my password. Every role. */

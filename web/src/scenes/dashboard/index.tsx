@@ -98,6 +98,8 @@ export function DashboardPage() {
               <Tile label="Due today" value={stats.data.due.today} href="/projects?due=today&sort=due" testId="due-today" />
               <Tile label="Due this week" value={stats.data.due.week} href="/projects?due=week&sort=due" testId="due-week" />
               <Tile label="PIs awaiting verification" value={stats.data.pi.awaitingVerification} href="/projects?piStatus=SUBMITTED" testId="pi-awaiting" />
+              {stats.data.proofs && <Tile label="Proofs awaiting the customer" value={stats.data.proofs.awaitingCustomer} testId="proofs-awaiting" />}
+              {stats.data.proofs && <Tile label="Proofs with changes requested" value={stats.data.proofs.changesRequested} testId="proofs-changes" alert={stats.data.proofs.changesRequested > 0} />}
             </dl>
             {stats.data.pi.outstanding && (
               <div className="outstanding" data-testid="outstanding">

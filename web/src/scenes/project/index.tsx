@@ -10,6 +10,7 @@ import { EditDetails } from './edit-details';
 import { Documents } from './documents';
 import { JobSummary } from './job';
 import { Payments } from './payments';
+import { Proofs } from './proofs';
 import { Summary } from './summary';
 import { UploadArea } from './upload';
 
@@ -54,6 +55,7 @@ function ProjectView({ project: p }: { project: ProjectDetail }) {
           <Payments project={p} />
         </div>
         <div className="stack">
+          <Proofs project={p} />
           <Documents project={p} onReplace={(type) => setReplacing({ type, at: Date.now() })} />
           <UploadArea project={p} replacing={replacing} />
         </div>

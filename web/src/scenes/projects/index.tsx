@@ -1,5 +1,6 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { ProofBadge } from './proof-badge';
 import { Link, useSearchParams } from 'wouter';
 import { type PiStatus, type Stats, api } from '../../api';
 import { PageTitle, QueryError, StatusBadge } from '../../components';
@@ -164,7 +165,7 @@ export function ProjectsPage() {
                     </Link>
                   </td>
                   <td data-label="Status">
-                    <StatusBadge project={p} />
+                    <StatusBadge project={p} /> <ProofBadge proof={p.proof} />
                   </td>
                   <td data-label="Customer">{p.customerName ?? '—'}</td>
                   <td data-label="Due" data-testid="due-cell">

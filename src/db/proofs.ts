@@ -1,0 +1,192 @@
+import { sql } from 'kysely';
+import type { Proof, ProofDecision, ProofResponse, ProofStatus, ProofSummary, ProofVia, ProofWithNames } from '../domain/proofs.js';
+import type { Selectable } from 'kysely';
+import type { Database, DB } from './index.js';
+import type { Tables } from './schema.js';
+import { type Scope, visibleTo } from './visibility.js';
+
+type ProofRow = Selectable<Tables['proofs']>;
+
+const toProof = (r: ProofRow): Proof => ({
+  id: r.id,
+  projectId: r.project_id,
+  version: Number(r.version),
+  filename: r.filename,
+  size: Number(r.size),
+  contentType: r.content_type,
+  detectedType: r.detected_type,
+  sha256: r.sha256,
+  storageKey: r.storage_key,
+  url: r.url,
+  note: r.note,
+  status: r.status as ProofStatus,
+  postedById: r.posted_by_id,
+  createdAt: r.created_at,
+  response:
+    r.response_decision === null
+      ? null
+      : {
+          decision: r.response_decision as ProofDecision,
+          note: r.response_note,
+          byId: r.response_by_id,
+          byName: r.response_by_name ?? '',
+          via: (r.response_via ?? 'account') as ProofVia,
+          at: r.response_at ?? r.created_at,
+          email: r.response_email,
+        },
+});
+
+/** A stored approval link. */
+export interface ProofLink {
+  id: string;
+  proofId: string;
+  email: string;
+  name: string | null;
+  createdById: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** Proofs and their approval links (migration 024). Who may see them is decided by the caller, on the project. */
+export function proofsRepo(db: DB, dialect: Database['dialect']) {
+  const withNames = () =>
+    db.selectFrom('proofs').leftJoin('users as poster', 'poster.id', 'proofs.posted_by_id').selectAll('proofs').select('poster.name as posted_by_name');
+  const named = (r: ProofRow & { posted_by_name: string | null }): ProofWithNames => ({ ...toProof(r), postedByName: r.posted_by_name });
+  return {
+    /** Every version of a project's proof, newest first. */
+    async list(projectId: string): Promise<ProofWithNames[]> {
+      const rows = await withNames().where('proofs.project_id', '=', projectId).orderBy('proofs.version', 'desc').execute();
+      return rows.map(named);
+    },
+    async findById(id: string): Promise<ProofWithNames | undefined> {
+      const row = await withNames().where('proofs.id', '=', id).executeTakeFirst();
+      return row && named(row);
+    },
+    /** The project's latest version (PostgreSQL: locked, so an answer and a new version or printing's check take turns). */
+    async latest(projectId: string, options: { forUpdate?: boolean } = {}): Promise<Proof | undefined> {
+      const row = await db
+        .selectFrom('proofs')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .orderBy('version', 'desc')
+        .limit(1)
+        .$if(dialect === 'postgres' && options.forUpdate === true, (q) => q.forUpdate())
+        .executeTakeFirst();
+      return row && toProof(row);
+    },
+    /** The latest version's summary of each project (a project's `proof`). */
+    async latestFor(projectIds: readonly string[]): Promise<Map<string, ProofSummary>> {
+      const found = new Map<string, ProofSummary>();
+      if (!projectIds.length) return found;
+      for (let i = 0; i < projectIds.length; i += 500) {
+        const rows = await db
+          .selectFrom('proofs')
+          .select(['id', 'project_id', 'version', 'status'])
+          .where('project_id', 'in', projectIds.slice(i, i + 500))
+          .where(({ eb, selectFrom }) =>
+            eb('version', '=', selectFrom('proofs as later').select(sql<number>`max(later.version)`.as('v')).whereRef('later.project_id', '=', 'proofs.project_id')),
+          )
+          .execute();
+        for (const r of rows) found.set(r.project_id, { id: r.id, version: Number(r.version), status: r.status as ProofStatus });
+      }
+      return found;
+    },
+    async insert(p: Proof): Promise<void> {
+      await db
+        .insertInto('proofs')
+        .values({
+          id: p.id,
+          project_id: p.projectId,
+          version: p.version,
+          filename: p.filename,
+          size: p.size,
+          content_type: p.contentType,
+          detected_type: p.detectedType,
+          sha256: p.sha256,
+          storage_key: p.storageKey,
+          url: p.url,
+          note: p.note,
+          status: p.status,
+          posted_by_id: p.postedById,
+          created_at: p.createdAt,
+        })
+        .execute();
+    },
+    async setStatus(id: string, status: ProofStatus): Promise<void> {
+      await db.updateTable('proofs').set({ status }).where('id', '=', id).execute();
+    },
+    /** Records the answer on a pending version; false when it was no longer pending (answered meanwhile). */
+    async answer(id: string, r: ProofResponse): Promise<boolean> {
+      const result = await db
+        .updateTable('proofs')
+        .set({
+          status: r.decision,
+          response_decision: r.decision,
+          response_note: r.note,
+          response_by_id: r.byId,
+          response_by_name: r.byName,
+          response_via: r.via,
+          response_email: r.email,
+          response_at: r.at,
+        })
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+    /** The dashboard's counts: open projects (neither DELIVERED nor CANCELLED) the scope sees whose latest proof is pending, or changes-requested. */
+    async counts(scope: Scope): Promise<{ awaitingCustomer: number; changesRequested: number }> {
+      const rows = await db
+        .selectFrom('proofs')
+        .innerJoin('projects', 'projects.id', 'proofs.project_id')
+        .select(['proofs.status', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('projects.status', 'not in', ['DELIVERED', 'CANCELLED'])
+        .where('proofs.status', 'in', ['pending', 'changes-requested'])
+        .where(({ eb, selectFrom }) =>
+          eb('proofs.version', '=', selectFrom('proofs as later').select(sql<number>`max(later.version)`.as('v')).whereRef('later.project_id', '=', 'proofs.project_id')),
+        )
+        .where(visibleTo(scope))
+        .groupBy('proofs.status')
+        .execute();
+      const n = (status: string) => Number(rows.find((r) => r.status === status)?.n ?? 0);
+      return { awaitingCustomer: n('pending'), changesRequested: n('changes-requested') };
+    },
+    async findByStorageKey(key: string): Promise<Proof | undefined> {
+      const row = await db.selectFrom('proofs').selectAll().where('storage_key', '=', key).executeTakeFirst();
+      return row && toProof(row);
+    },
+    /** Storage keys among `keys` that belong to a proof (the reconciler keeps them). */
+    async recordedKeys(keys: readonly string[]): Promise<Set<string>> {
+      if (!keys.length) return new Set();
+      const rows = await db.selectFrom('proofs').select('storage_key').where('storage_key', 'in', keys).execute();
+      return new Set(rows.map((r) => r.storage_key));
+    },
+
+    links: {
+      async insert(link: ProofLink & { tokenHash: string }): Promise<void> {
+        await db
+          .insertInto('proof_links')
+          .values({
+            id: link.id,
+            proof_id: link.proofId,
+            token_hash: link.tokenHash,
+            email: link.email,
+            name: link.name,
+            created_by_id: link.createdById,
+            created_at: link.createdAt,
+            expires_at: link.expiresAt,
+          })
+          .execute();
+      },
+      async remove(id: string): Promise<void> {
+        await db.deleteFrom('proof_links').where('id', '=', id).execute();
+      },
+      async findByHash(tokenHash: string): Promise<ProofLink | undefined> {
+        const r = await db.selectFrom('proof_links').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+        return (
+          r && { id: r.id, proofId: r.proof_id, email: r.email, name: r.name, createdById: r.created_by_id, createdAt: r.created_at, expiresAt: r.expires_at }
+        );
+      },
+    },
+  };
+}
