@@ -36,7 +36,7 @@ const byColumn: KeyboardCoordinateGetter = (event, { context: { droppableRects, 
   const centre = collisionRect.left + collisionRect.width / 2;
   const target = event.code === 'ArrowRight' ? rects.find((r) => r.left > centre) : [...rects].reverse().find((r) => r.left + r.width < centre);
   if (!target) return undefined;
-  return { x: target.left + (target.width - collisionRect.width) / 2, y: Math.max(target.top + 48, collisionRect.top) };
+  return { x: target.left + (target.width - collisionRect.width) / 2, y: target.top + 40 };
 };
 
 /** The board (issue 36): a column per status, cards in priority order, moved by the lifecycle actions the server allows. */
