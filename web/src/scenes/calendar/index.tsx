@@ -65,7 +65,7 @@ export function CalendarPage() {
           <button type="button" aria-pressed={view === 'month'} onClick={() => go({ view: 'month' })}>
             Month
           </button>
-          <button type="button" aria-pressed={view === 'week'} onClick={() => go({ view: 'week' })}>
+          <button type="button" aria-pressed={view === 'week'} onClick={() => go({ view: 'week', date: chosen ?? anchor })}>
             Week
           </button>
         </div>
@@ -87,7 +87,7 @@ export function CalendarPage() {
       </p>
       {!due.data && <QueryError query={due} what="The calendar" />}
       <DndContext sensors={sensors} collisionDetection={pointerWithin} onDragEnd={onDragEnd}>
-        <div className={`calendar calendar-${view}`} role="grid" aria-label={view === 'month' ? formatMonth(anchor) : 'Week'} aria-busy={due.isPending}>
+        <div className={`calendar calendar-${view}`} role="group" aria-label={view === 'month' ? formatMonth(anchor) : 'Week'} aria-busy={due.isPending}>
           {days.slice(0, 7).map((d) => (
             <div key={d} className="calendar-weekday" aria-hidden="true">
               {formatWeekday(d)}
@@ -126,7 +126,7 @@ export function CalendarPage() {
 function Day({ day, outside, today, chosen, children }: { day: string; outside: boolean; today: boolean; chosen: boolean; children: React.ReactNode }) {
   const { setNodeRef, isOver } = useDroppable({ id: day });
   return (
-    <div ref={setNodeRef} role="gridcell" className={`calendar-day${outside ? ' outside' : ''}${today ? ' is-today' : ''}${chosen ? ' chosen' : ''}${isOver ? ' over' : ''}`} data-day={day}>
+    <div ref={setNodeRef} className={`calendar-day${outside ? ' outside' : ''}${today ? ' is-today' : ''}${chosen ? ' chosen' : ''}${isOver ? ' over' : ''}`} data-day={day}>
       {children}
     </div>
   );
