@@ -99,7 +99,7 @@ export function CalendarPage() {
             return (
               <Day key={d} day={d} outside={view === 'month' && monthOf(d) !== monthOf(anchor)} today={d === today} chosen={d === chosen}>
                 <button type="button" className="day-button" onClick={() => setChosen(d)} aria-label={`${formatLongDay(d)}: ${jobs.length} ${jobs.length === 1 ? 'job' : 'jobs'}`}>
-                  {dayOfMonth(d)}
+                  {view === 'week' ? `${formatWeekday(d)} ${dayOfMonth(d)}` : dayOfMonth(d)}
                 </button>
                 <ul className="day-jobs">
                   {shown.map((job) => (
