@@ -35,6 +35,9 @@ export const ACTIVITY_ACTIONS = [
   'INVOICE_VOIDED',
   // interface.md, Comments: details {commentId, internal}, never the text.
   'COMMENT_ADDED',
+  // interface.md, "Holds, rush, reorders": details {reason} and {note}.
+  'PROJECT_HELD',
+  'PROJECT_RELEASED',
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 

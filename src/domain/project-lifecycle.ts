@@ -159,6 +159,8 @@ export function decideProjectAction(
   if (!isAdmin && rule.who === 'admin') return errors.forbidden();
   if (rule.who === 'owner' && !isOwner) return errors.forbidden();
   if (rule.who === 'admin-or-owner' && !isAdmin && !isOwner) return errors.forbidden();
+  // A hold stops everything but calling the job off (interface.md, "Holds, rush, reorders").
+  if (project.hold && action !== 'cancel') return errors.onHold(project.hold.reason);
   const allowed = !isAdmin && rule.ownerAllowedFrom ? rule.ownerAllowedFrom(project) : rule.allowedFrom(project);
   if (!allowed) return errors.invalidTransition(action.replace('-', ' '), rule.describeState(project));
   return { change: rule.apply(project, actor, now, note, pi), activity: rule.activity };

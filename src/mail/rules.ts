@@ -110,6 +110,14 @@ export const EMAIL_RULES: Record<ActivityAction, Rule | null> = {
     label: 'New comment',
     describe: ({ actorName, details }) => `${details.internal === true ? 'Internal note' : 'Comment'} by ${actorName}: ${String(details.body ?? '')}`,
   },
+  // The owner, the admins and the customer's people: everyone who may see the project (interface.md, "Holds, rush, reorders").
+  PROJECT_HELD: {
+    category: 'progress',
+    to: () => ({ admins: true, poc: true, viewers: true }),
+    label: 'On hold',
+    describe: ({ actorName, details }) => `Put on hold by ${actorName}. Reason: ${String(details.reason ?? '')}`,
+  },
+  PROJECT_RELEASED: { category: 'progress', to: () => ({ admins: true, poc: true, viewers: true }), label: 'Released', describe: ({ actorName }) => `Released from hold by ${actorName}.` },
 };
 
 /** The rule of an action as stored (an outbox row's), or null when it sends no email or is no longer written. */

@@ -89,6 +89,8 @@ const ACTIVITY_LABELS: Record<ActivityAction, string> = {
   CHALLAN_VOIDED: 'withdrew a challan',
   INVOICE_VOIDED: 'withdrew an invoice',
   COMMENT_ADDED: 'commented',
+  PROJECT_HELD: 'put the project on hold',
+  PROJECT_RELEASED: 'released the project from hold',
 };
 
 /**
