@@ -28,6 +28,7 @@ import { metricsRoutes } from './http/routes/metrics.js';
 import { projectRoutes } from './http/routes/projects.js';
 import { proofRoutes } from './http/routes/proofs.js';
 import { boardRoutes } from './http/routes/board.js';
+import { floorRoutes } from './http/routes/floor.js';
 import { realtimeRoutes } from './http/routes/realtime.js';
 import { resumableRoutes } from './http/routes/resumable.js';
 import { teamRoutes } from './http/routes/team.js';
@@ -159,7 +160,7 @@ export async function buildApp(deps: Deps, options: { streams: StreamHub; webRoo
     if (!route.schema || route.schema.security !== undefined) return;
     route.schema.security = guarded ? [{ session: [] }, { bearerAuth: [] }] : [];
   });
-  for (const routes of [authRoutes, accountRoutes, apiTokenRoutes, teamRoutes, customerRoutes, uploadRoutes, projectRoutes, commentRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes, webhookRoutes, proofRoutes, boardRoutes]) {
+  for (const routes of [authRoutes, accountRoutes, apiTokenRoutes, teamRoutes, customerRoutes, uploadRoutes, projectRoutes, floorRoutes, commentRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes, webhookRoutes, proofRoutes, boardRoutes]) {
     await app.register(routes, context);
   }
   await app.register(webRoutes(options.webRoot));

@@ -1,11 +1,11 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
-import type { Approval, ApprovalStatus, JobDetails, Pi, PiStatus, Project, ProjectStatus, ProjectWithNames } from '../domain/model.js';
+import type { Approval, ApprovalStatus, Hold, JobDetails, Pi, PiStatus, Project, ProjectStatus, ProjectWithNames } from '../domain/model.js';
 import type { Database, DB } from './index.js';
 import { paymentsRepo } from './payments.js';
 import { proofsRepo } from './proofs.js';
 import { projectItemsRepo } from './project-items.js';
 import { reusable } from './reusable.js';
-import { type Page, type ProjectRowWithNames, decodeCursor, decodeDueCursor, encodeCursor, encodeDueCursor, olderThan, toProject, toProjectWithNames } from './rows.js';
+import { type Page, type ProjectRowWithNames, decodeCursor, decodeDueCursor, decodePriorityCursor, encodeCursor, encodeDueCursor, encodePriorityCursor, olderThan, toProject, toProjectWithNames } from './rows.js';
 import type { Tables } from './schema.js';
 import { type Scope, visibleTo } from './visibility.js';
 
@@ -35,8 +35,11 @@ const hot = {
   withNames: reusable((db, id: string) => withNamesOf(db).where('projects.id', '=', id)),
 };
 
-/** How a list is ordered: newest first, or earliest due date first with the projects without one last. */
-export type ProjectSort = 'newest' | 'due';
+/**
+ * How a list is ordered: newest first; earliest due date first with the projects without one last;
+ * or by priority (held last, then rush first, then earliest due date with none last, then newest).
+ */
+export type ProjectSort = 'newest' | 'due' | 'priority';
 
 export interface ProjectFilter {
   status?: ProjectStatus;
@@ -47,6 +50,11 @@ export interface ProjectFilter {
   piStatus?: PiStatus;
   /** Open projects (not DELIVERED or CANCELLED) whose due date is in this range (domain/due.ts, dueRange): `before` exclusive, `from` and `through` inclusive. */
   dueRange?: { before?: string; from?: string; through?: string };
+  /** Due dates from and through (YYYY-MM-DD, inclusive), whatever the status (domain/due.ts checks them). */
+  dueFrom?: string;
+  dueTo?: string;
+  held?: boolean;
+  rush?: boolean;
   q?: string;
   sort?: ProjectSort;
   limit: number;
@@ -63,6 +71,9 @@ export interface ProjectFields extends Partial<JobDetails> {
   approval?: Approval;
   /** The PI's figures as submitted (submit-pi), replacing earlier ones. */
   pi?: Pi;
+  rush?: boolean;
+  /** A hold put on (its reason, since when, by whom) or taken off (null). */
+  hold?: Hold | null;
 }
 
 /**
@@ -71,6 +82,9 @@ export interface ProjectFields extends Partial<JobDetails> {
  * condition term for term.
  */
 export const OPEN_WITH_DUE_DATE = sql<SqlBool>`${sql.ref('projects.status')} not in ('DELIVERED', 'CANCELLED') and ${sql.ref('projects.due_date')} is not null`;
+
+/** The order of sort=priority's segments: not held before held, rush before not, dated before undated. */
+const PRIORITY_SEGMENTS = [false, true].flatMap((held) => [true, false].flatMap((rush) => [true, false].map((dated) => ({ held, rush, dated }))));
 
 /**
  * What `q` looks in, each lower-cased and matched as "contains": the project's name, the customer's
@@ -88,6 +102,10 @@ function listFilters(f: ProjectFilter, dialect: Database['dialect'], narrow: boo
     if (f.piStatus !== undefined) terms.push(eb('projects.pi_status', '=', f.piStatus));
     if (f.approval === 'PENDING') terms.push(eb.or([eb('projects.approval_status', 'is', null), eb('projects.approval_status', '=', 'PENDING')]));
     else if (f.approval !== undefined) terms.push(eb('projects.approval_status', '=', f.approval));
+    if (f.held !== undefined) terms.push(eb('projects.held', '=', f.held));
+    if (f.rush !== undefined) terms.push(eb('projects.rush', '=', f.rush));
+    if (f.dueFrom !== undefined) terms.push(eb('projects.due_date', '>=', f.dueFrom));
+    if (f.dueTo !== undefined) terms.push(eb('projects.due_date', '<=', f.dueTo));
     if (f.dueRange) {
       const { before, from, through } = f.dueRange;
       terms.push(OPEN_WITH_DUE_DATE);
@@ -227,6 +245,55 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
     return { items: await withItems(shown), nextCursor: rows.length > f.limit && last ? encodeDueCursor({ dueDate: last.due_date, id: last.id }) : null };
   };
 
+  /**
+   * sort=priority: held last, then rush first, then the earliest due date (none last), then newest.
+   * Walked as segments in that order — (held, rush) × (dated, undated) — each one index range of
+   * (held, rush, due_date, created_at desc, id desc) (migration 025), read only while the page is
+   * short. The cursor names the segment and the last row's place in it.
+   */
+  const listByPriority = async (scope: Scope, f: ProjectFilter): Promise<Page<ProjectWithNames>> => {
+    const cursor = decodePriorityCursor(f.cursor);
+    const narrow = await isNarrow(f.q);
+    const wanted = f.limit + 1;
+    const rows: (ProjectRowWithNames & { segment: number })[] = [];
+    for (const [segment, { held, rush, dated }] of PRIORITY_SEGMENTS.entries()) {
+      if (rows.length >= wanted) break;
+      if (cursor && segment < cursor.segment) continue;
+      if (f.held !== undefined && f.held !== held) continue;
+      if (f.rush !== undefined && f.rush !== rush) continue;
+      // The due filters choose dated projects only.
+      if (!dated && (f.dueRange || f.dueFrom !== undefined || f.dueTo !== undefined)) continue;
+      const after = cursor && segment === cursor.segment ? cursor : undefined;
+      const found = await withNames()
+        .where(visibleTo(scope))
+        .where(listFilters(f, dialect, narrow))
+        .where('projects.held', '=', held)
+        .where('projects.rush', '=', rush)
+        .where('projects.due_date', dated ? 'is not' : 'is', null)
+        .$if(after !== undefined && dated, (q) =>
+          q.where((eb) =>
+            eb.and([
+              eb('projects.due_date', '>=', after!.dueDate!),
+              eb.or([eb('projects.due_date', '>', after!.dueDate!), olderThan('projects', after!)]),
+            ]),
+          ),
+        )
+        .$if(after !== undefined && !dated, (q) => q.where(olderThan('projects', after!)))
+        .$if(dated, (q) => q.orderBy('projects.due_date'))
+        .orderBy('projects.created_at', 'desc')
+        .orderBy('projects.id', 'desc')
+        .limit(wanted - rows.length)
+        .execute();
+      rows.push(...found.map((r) => ({ ...r, segment })));
+    }
+    const shown = rows.slice(0, f.limit);
+    const last = shown[shown.length - 1];
+    return {
+      items: await withItems(shown),
+      nextCursor: rows.length > f.limit && last ? encodePriorityCursor({ segment: last.segment, dueDate: last.due_date, createdAt: last.created_at, id: last.id }) : null,
+    };
+  };
+
   return {
     /**
      * A new project; the job's details when given (its lines go through projectItems). Takes the
@@ -305,6 +372,7 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
     /** The projects the scope may see, filtered, newest first or by due date (`sort`), one page after the cursor. */
     async list(scope: Scope, f: ProjectFilter): Promise<Page<ProjectWithNames>> {
       if (f.sort === 'due') return listByDue(scope, f);
+      if (f.sort === 'priority') return listByPriority(scope, f);
       const cursor = decodeCursor(f.cursor);
       const narrow = await isNarrow(f.q);
       const rows = await withNames()
@@ -360,6 +428,13 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
             pi_submitted_by_id: f.pi.submittedById,
           }),
           customer_id: f.customerId,
+          rush: f.rush,
+          ...(f.hold !== undefined && {
+            held: f.hold !== null,
+            hold_reason: f.hold?.reason ?? null,
+            hold_since: f.hold?.since ?? null,
+            hold_by_id: f.hold?.byId ?? null,
+          }),
           ...(f.approval && {
             approval_status: f.approval.status,
             approval_note: f.approval.note,

@@ -227,3 +227,38 @@ export function page<T extends { createdAt: string; id: string }>(rows: T[], lim
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
 }
+
+/**
+ * Keyset pagination of `sort=priority` (db/projects.ts): the segment (0–7, PRIORITY_SEGMENTS) and
+ * the last row's due date (null in an undated segment), creation time and id.
+ */
+export interface PriorityCursor extends Cursor {
+  segment: number;
+  dueDate: string | null;
+}
+
+const PRIORITY_PREFIX = 'pri';
+
+export const encodePriorityCursor = (c: PriorityCursor): string =>
+  Buffer.from(`${PRIORITY_PREFIX}|${c.segment}|${c.dueDate ?? ''}|${c.createdAt}|${c.id}`).toString('base64url');
+
+export function decodePriorityCursor(cursor: string | undefined): PriorityCursor | undefined {
+  if (!cursor) return undefined;
+  const decoded = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
+  const [prefix, segment, dueDate, createdAt, id, ...rest] = decoded.split('|');
+  const valid = prefix === PRIORITY_PREFIX && rest.length === 0 && segment !== undefined && /^[0-7]$/.test(segment);
+  // Even segments hold the dated projects (PRIORITY_SEGMENTS).
+  const dated = valid && Number(segment) % 2 === 0;
+  if (
+    !valid ||
+    (dated ? !DUE_DATE.test(dueDate ?? '') : dueDate !== '') ||
+    !createdAt ||
+    !id ||
+    !ISO_UTC_MS.test(createdAt) ||
+    !ID.test(id) ||
+    new Date(createdAt).toISOString() !== createdAt
+  ) {
+    throw errors.invalidCursor();
+  }
+  return { segment: Number(segment), dueDate: dated ? dueDate! : null, createdAt, id };
+}

@@ -155,6 +155,7 @@ export function decideProjectAction(
   const refusal = refusalOf(actor, project, action);
   if (refusal === 'not-found') return errors.projectNotFound();
   if (refusal === 'forbidden') return errors.forbidden();
+  if (refusal === 'held') return errors.onHold(project.hold!.reason);
   if (refusal === 'state') return errors.invalidTransition(action.replace('-', ' '), rule.describeState(project));
   return { change: rule.apply(project, actor, now, note, pi), activity: rule.activity };
 }
@@ -163,7 +164,7 @@ export function decideProjectAction(
  * The rules of decideProjectAction as the kind of refusal, or null: no error is built, so asking it
  * for every action of 2,000 projects (the board) costs microseconds, not an Error's stack each.
  */
-function refusalOf(actor: Actor, project: Project, action: ProjectAction): 'not-found' | 'forbidden' | 'state' | null {
+function refusalOf(actor: Actor, project: Project, action: ProjectAction): 'not-found' | 'forbidden' | 'held' | 'state' | null {
   const rule = LIFECYCLE[action];
   const isAdmin = actor.role === 'ADMIN';
   const isOwner = project.pocId === actor.id;
@@ -172,6 +173,8 @@ function refusalOf(actor: Actor, project: Project, action: ProjectAction): 'not-
   if (!isAdmin && rule.who === 'admin') return 'forbidden';
   if (rule.who === 'owner' && !isOwner) return 'forbidden';
   if (rule.who === 'admin-or-owner' && !isAdmin && !isOwner) return 'forbidden';
+  // A hold stops everything but calling the job off (interface.md, "Holds, rush, reorders").
+  if (project.hold && action !== 'cancel') return 'held';
   const allowed = !isAdmin && rule.ownerAllowedFrom ? rule.ownerAllowedFrom(project) : rule.allowedFrom(project);
   return allowed ? null : 'state';
 }

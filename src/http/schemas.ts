@@ -101,6 +101,7 @@ export const JobInput = {
   reference: Type.Optional(NullableString({ description: `the customer's own order or PO number, ${atMost(MAX_LENGTH.reference)}` })),
   dueDate: Type.Optional(NullableString({ format: 'date', description: "the promised delivery date, YYYY-MM-DD in the shop's time zone (TIMEZONE)" })),
   deliveryAddress: Type.Optional(NullableString({ description: atMost(MAX_LENGTH.deliveryAddress) })),
+  rush: Type.Optional(Type.Boolean({ description: 'a rush job (default false)' })),
   items: Type.Optional(
     Type.Array(JobItemInput, { maxItems: ITEMS.maxLines, description: `the job's lines, the whole list (at most ${ITEMS.maxLines}); [] removes them all` }),
   ),
@@ -234,6 +235,7 @@ export const ProjectDetail = Type.Object({
   files: Type.Array(FileUpload),
   payments: Type.Array(Payment, { description: 'newest first (by the day received)' }),
   allowedActions: Type.Array(Type.String(), { description: 'lifecycle actions the caller may take now' }),
+  canHold: Type.Boolean({ description: 'whether the caller may put the project on hold now, or release it when it is held' }),
   canEditDetails: Type.Boolean({ description: 'whether the caller may change the name, description and job now (PATCH /api/projects/:id/details)' }),
   uploads: Type.Record(Type.String(), NullableString(), {
     description: 'per document type: null when the caller may upload it now, else the reason it would be refused',
