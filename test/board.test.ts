@@ -64,6 +64,8 @@ describe('board', () => {
     assert.deepEqual([held.hold.reason, held.hold.byName], ['Waiting for paper', 'Ann Admin']);
     assert.equal(typeof held.number, 'number');
     assert.equal(held.proof, null);
+    // A held card may only be cancelled (interface.md, "Holds"): the board offers nothing else.
+    assert.deepEqual(held.allowedActions, ['cancel']);
   });
 
   test("each card's allowedActions are the project's own, as GET /api/projects/:id answers them", async () => {

@@ -42,12 +42,8 @@ else
       const form = new FormData();
       form.append('file', new Blob([new Uint8Array(barsPdf(1))], { type: 'application/pdf' }), 'menu.pdf');
       assert.equal((await admin.request('POST', `/api/projects/${ids.proof}/proofs`, { body: form })).status, 201);
-      // Holds come with issue 35's POST /hold; written straight in the table they mean the same to the board.
-      await svc.deps.database.db
-        .updateTable('projects')
-        .set({ held: true, hold_reason: 'Waiting for paper', hold_since: new Date().toISOString(), hold_by_id: null, rush: true })
-        .where('id', '=', ids.held!)
-        .execute();
+      assert.equal((await admin.post(`/api/projects/${ids.held}/hold`, { reason: 'Waiting for paper' })).status, 200);
+      assert.equal((await admin.patch(`/api/projects/${ids.held}/details`, { rush: true })).status, 200);
     });
     after(async () => {
       await t?.close();
@@ -57,6 +53,27 @@ else
     const column = (page: Page, status: string) => page.locator(`section[data-column="${status}"]`);
     const card = (page: Page, key: string) => page.locator(`[data-testid="board-card"][data-id="${ids[key]}"]`);
     const inColumn = (page: Page, status: string, key: string) => column(page, status).locator(`[data-testid="board-card"][data-id="${ids[key]}"]`).waitFor();
+
+    /** By keyboard alone: Tab-reachable "Move…" opened with Enter, the move chosen with Enter. */
+    async function keyboardMove(page: Page, key: string, move: string) {
+      await card(page, key).getByRole('button', { name: 'Move…' }).focus();
+      await page.keyboard.press('Enter');
+      await card(page, key).getByRole('button', { name: move }).waitFor();
+      await card(page, key).getByRole('button', { name: move }).focus();
+      await page.keyboard.press('Enter');
+    }
+
+    /** A mouse drag of the card's handle onto a column. */
+    async function drag(page: Page, key: string, name: string, status: string) {
+      const handle = card(page, key).getByRole('button', { name: new RegExp(`^Move #\\d+ ${name}$`) });
+      const from = (await handle.boundingBox())!;
+      const to = (await column(page, status).boundingBox())!;
+      await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(from.x + 20, from.y + 10, { steps: 4 });
+      await page.mouse.move(to.x + to.width / 2, to.y + 80, { steps: 12 });
+      await page.mouse.up();
+    }
 
     test('move by keyboard, by dragging and by the menu; a refusal in the server words; a held card; a live move', async () => {
       const page = await t.window({ viewport: { width: 1280, height: 900 }, problems, who: 'admin', expected: [SESSION_CHECK, { path: /\/start-printing$/, status: [409] }] });
@@ -72,23 +89,13 @@ else
       await assertAccessible(page, 'the board');
       await screenshot(page, 'board-1280');
 
-      // Keyboard: pick up with space, one column right, drop with space.
-      await card(page, 'keyboard').getByRole('button', { name: /^Move #\d+ Keyboard catalogue$/ }).focus();
-      await page.keyboard.press('Space');
-      await page.keyboard.press('ArrowRight');
-      await page.keyboard.press('Space');
+      // Keyboard: the card's Move… menu, by Enter.
+      await keyboardMove(page, 'keyboard', 'Start printing → Printing');
       await inColumn(page, 'PRINTING', 'keyboard');
       assert.equal((await admin.get(`/api/projects/${ids.keyboard}`)).body.status, 'PRINTING');
 
       // Dragging with the mouse: PRINTING to DISPATCHED.
-      const handle = card(page, 'dragged').getByRole('button', { name: /^Move #\d+ Dragged posters$/ });
-      const from = (await handle.boundingBox())!;
-      const to = (await column(page, 'DISPATCHED').boundingBox())!;
-      await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
-      await page.mouse.down();
-      await page.mouse.move(from.x + 20, from.y + 10, { steps: 4 });
-      await page.mouse.move(to.x + to.width / 2, to.y + 80, { steps: 12 });
-      await page.mouse.up();
+      await drag(page, 'dragged', 'Dragged posters', 'DISPATCHED');
       await inColumn(page, 'DISPATCHED', 'dragged');
 
       // The menu: start printing is offered, and the server refuses it while the proof waits.
@@ -102,10 +109,7 @@ else
       const offered = await card(page, 'held').locator('.move-menu button').allTextContents();
       assert.deepEqual(offered, ['Cancel project']);
       await card(page, 'held').getByRole('button', { name: 'Move…' }).click();
-      await card(page, 'held').getByRole('button', { name: /^Move #\d+ Held banners$/ }).focus();
-      await page.keyboard.press('Space');
-      await page.keyboard.press('ArrowRight');
-      await page.keyboard.press('Space');
+      await drag(page, 'held', 'Held banners', 'PRINTING');
       await card(page, 'held').getByTestId('card-refusal').filter({ hasText: 'only cancelling is possible' }).waitFor();
       await inColumn(page, 'APPROVED', 'held');
       await screenshot(page, 'board-refusals-1280');

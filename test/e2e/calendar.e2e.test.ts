@@ -37,12 +37,8 @@ else
       await make('posters', 'Posters', { status: 'PRINTING', piStatus: 'VERIFIED', dueDate: '2030-03-12' });
       await make('flyers', 'Rush flyers', { status: 'REQUESTED', dueDate: '2030-03-20' });
       await make('banners', 'Held banners', { status: 'APPROVED', piStatus: 'VERIFIED', dueDate: '2030-03-20' });
-      await svc.deps.database.db.updateTable('projects').set({ rush: true }).where('id', '=', ids.flyers!).execute();
-      await svc.deps.database.db
-        .updateTable('projects')
-        .set({ held: true, hold_reason: 'Waiting for paper', hold_since: new Date().toISOString() })
-        .where('id', '=', ids.banners!)
-        .execute();
+      assert.equal((await admin.patch(`/api/projects/${ids.flyers}/details`, { rush: true })).status, 200);
+      assert.equal((await admin.post(`/api/projects/${ids.banners}/hold`, { reason: 'Waiting for paper' })).status, 200);
     });
     after(async () => {
       await t?.close();

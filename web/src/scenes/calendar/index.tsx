@@ -98,8 +98,13 @@ export function CalendarPage() {
             const shown = view === 'week' ? jobs : jobs.slice(0, IN_CELL);
             return (
               <Day key={d} day={d} outside={view === 'month' && monthOf(d) !== monthOf(anchor)} today={d === today} chosen={d === chosen}>
+                {view === 'week' && (
+                  <span className="week-day-name" aria-hidden="true">
+                    {formatWeekday(d)}
+                  </span>
+                )}
                 <button type="button" className="day-button" onClick={() => setChosen(d)} aria-label={`${formatLongDay(d)}: ${jobs.length} ${jobs.length === 1 ? 'job' : 'jobs'}`}>
-                  {view === 'week' ? `${formatWeekday(d)} ${dayOfMonth(d)}` : dayOfMonth(d)}
+                  {dayOfMonth(d)}
                 </button>
                 <ul className="day-jobs">
                   {shown.map((job) => (
