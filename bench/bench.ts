@@ -28,6 +28,7 @@ import { previews } from './previews.js';
 import { webhookPhase } from './webhooks.js';
 import { type BenchContext, cpuMsOf, type Phase, type Probed, type ReportRow, fmtProbe, fmtRatio, median, probeHealth, startReference } from './phase.js';
 import { proofsPhase } from './proofs.js';
+import { boardPhase } from './board.js';
 
 const GiB = 1024 * MiB;
 
@@ -60,6 +61,7 @@ const PHASES: Phase[] = [
   { name: 'previews', run: previews },
   { name: 'webhooks', run: webhookPhase },
   { name: 'proofs', run: proofsPhase },
+  { name: 'board', run: boardPhase },
 ];
 
 let cleanup: () => Promise<void> = async () => {};

@@ -27,6 +27,8 @@ import { healthRoutes } from './http/routes/health.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { projectRoutes } from './http/routes/projects.js';
 import { proofRoutes } from './http/routes/proofs.js';
+import { boardRoutes } from './http/routes/board.js';
+import { floorRoutes } from './http/routes/floor.js';
 import { realtimeRoutes } from './http/routes/realtime.js';
 import { resumableRoutes } from './http/routes/resumable.js';
 import { teamRoutes } from './http/routes/team.js';
@@ -172,7 +174,7 @@ export async function buildApp(deps: Deps, options: { streams: StreamHub; webRoo
     const hook = knownFieldsHook(route);
     if (hook) route.preValidation = [...[route.preValidation ?? []].flat(), hook];
   });
-  for (const routes of [authRoutes, accountRoutes, apiTokenRoutes, teamRoutes, customerRoutes, uploadRoutes, projectRoutes, commentRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes, webhookRoutes, proofRoutes]) {
+  for (const routes of [authRoutes, accountRoutes, apiTokenRoutes, teamRoutes, customerRoutes, uploadRoutes, projectRoutes, floorRoutes, commentRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes, webhookRoutes, proofRoutes, boardRoutes]) {
     await app.register(routes, context);
   }
   await app.register(webRoutes(options.webRoot));

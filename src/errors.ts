@@ -106,6 +106,7 @@ export const errors = {
   voidWindowPassed: error(403, 'The uploader can withdraw a document only within 24 hours of uploading it; ask an admin'),
   alreadyVoided: error(409, 'This document has already been withdrawn'),
   invalidTransition: (action: string, state: string) => new AppError(409, `Cannot ${action} a project that is ${state}`),
+  onHold: (reason: string) => new AppError(409, `The project is on hold: ${reason}`),
 };
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

@@ -19,7 +19,7 @@ import { seedProjects } from './helpers/seed-projects.js';
 
 type Someone = { user: User; client: Client };
 
-const COLUMNS = 'id,name,customer,reference,status,piStatus,dueDate,overdue,poc,piNumber,piAmount,currency,paid,balance,createdAt';
+const COLUMNS = 'id,name,customer,reference,status,piStatus,dueDate,overdue,poc,piNumber,piAmount,currency,paid,balance,createdAt,rush,held,holdReason,number';
 const NOW = '2026-03-10T06:00:00.000Z';
 const TODAY = '2026-03-10';
 
@@ -130,6 +130,10 @@ describe('GET /api/projects.csv', () => {
       paid: '0.00',
       balance: '',
       createdAt: isoInZone(project.createdAt, 'Asia/Kolkata'),
+      rush: 'false',
+      held: 'false',
+      holdReason: '',
+      number: String(project.number),
     });
     // The shop's offset (TIMEZONE), not UTC: the same instant, and the date the screen shows (issue 33, item 8).
     assert.match(row!.createdAt!, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+05:30$/);

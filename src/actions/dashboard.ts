@@ -13,12 +13,13 @@ const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a +
  */
 export async function dashboardStats(deps: Pick<Deps, 'store' | 'config' | 'clock'>, actor: Actor) {
   const today = todayOf(deps);
-  const [byStatus, rejected, byType, due, awaitingVerification] = await Promise.all([
+  const [byStatus, rejected, byType, due, awaitingVerification, { held, rush }] = await Promise.all([
     deps.store.stats.projectsByStatus(actor),
     deps.store.stats.rejectedRequests(actor),
     deps.store.stats.documentsByType(actor),
     deps.store.stats.dueCounts(actor, today, dueRange('week', today).through!),
     deps.store.stats.piAwaitingVerification(actor),
+    deps.store.stats.heldAndRush(actor),
   ]);
   const projects = { ...zeroes(PROJECT_STATUSES), ...byStatus };
   const documents = { ...zeroes(DOCUMENT_TYPES), ...byType };
@@ -31,6 +32,9 @@ export async function dashboardStats(deps: Pick<Deps, 'store' | 'config' | 'cloc
     pi: { awaitingVerification } as Record<string, unknown>,
     // interface.md, Proofs: open projects whose latest proof waits for the customer, or came back with changes.
     proofs: await deps.store.proofs.counts(actor),
+    // Open projects on hold, and rush ones (interface.md, "Holds, rush, reorders").
+    held,
+    rush,
   };
   if (actor.role === 'ADMIN') {
     // The money still owed, per currency, in minor units: the shop's figure, not a POC's or a client's.

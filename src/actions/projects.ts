@@ -16,7 +16,7 @@ import {
   PROJECT_STATUSES,
   isOneOf,
 } from '../domain/model.js';
-import { type DueFilter, dueRange } from '../domain/due.js';
+import { type DueFilter, dueRange, isCalendarDate } from '../domain/due.js';
 import { JOB_FIELDS, type JobChange, type JobField, type LineDraft, jobChanges, parseJob, resolveLines } from '../domain/job.js';
 import { type ProjectAction, decideDetailsEdit, decideProjectAction } from '../domain/project-lifecycle.js';
 import { printingHold } from '../domain/proofs.js';
@@ -39,6 +39,7 @@ export interface NewProject extends Partial<Record<JobField, unknown>> {
   description?: unknown;
   pocId?: unknown;
   customerId?: unknown;
+  rush?: unknown;
 }
 
 /**
@@ -79,6 +80,7 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime' | 'con
     pocId = poc.id;
   }
   // A CLIENT's project is their company's unless they say otherwise.
+  const rush = rushOf(input.rush) ?? false;
   const customerId = input.customerId !== undefined ? await customerOf(deps, actor, input.customerId) : actor.role === 'CLIENT' ? (actor.customerId ?? null) : null;
   const now = nowIso();
   const project: Project = {
@@ -92,9 +94,13 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime' | 'con
     customerId,
     createdAt: now,
     updatedAt: now,
+    number: 0,
+    rush,
+    hold: null,
+    repeatOfId: null,
   };
   const created = await deps.store.transaction(async (store) => {
-    await store.projects.insert({ ...project, ...job });
+    project.number = await store.projects.insert({ ...project, ...job });
     await store.projectItems.replace(project.id, lines);
     const details = { name: project.name, pocId };
     await recordProjectActivity(store, actor, project.id, 'PROJECT_CREATED', details, now);
@@ -106,9 +112,32 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime' | 'con
   return created;
 }
 
+/** `rush` as sent: a boolean, or undefined when not sent; anything else the 400 naming it. */
+function rushOf(value: unknown): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'boolean') throw errors.invalidField('rush', 'must be true or false');
+  return value;
+}
+
+/** The most days dueFrom and dueTo may be apart (interface.md, "Holds, rush, reorders"). */
+const DUE_SPAN_DAYS = 366;
+
+/** dueFrom and dueTo checked: dates, each alone or together not inverted and at most DUE_SPAN_DAYS apart; else the 400 naming the parameter. */
+export function checkDueBetween(f: { dueFrom?: string; dueTo?: string }): void {
+  if (f.dueFrom !== undefined && !isCalendarDate(f.dueFrom)) throw errors.invalidField('dueFrom', 'must be a date, YYYY-MM-DD');
+  if (f.dueTo !== undefined && !isCalendarDate(f.dueTo)) throw errors.invalidField('dueTo', 'must be a date, YYYY-MM-DD');
+  if (f.dueFrom !== undefined && f.dueTo !== undefined) {
+    const days = (Date.parse(`${f.dueTo}T00:00:00Z`) - Date.parse(`${f.dueFrom}T00:00:00Z`)) / 86_400_000;
+    if (days < 0) throw errors.invalidField('dueTo', 'must not be before dueFrom');
+    if (days > DUE_SPAN_DAYS) throw errors.invalidField('dueTo', `must be at most ${DUE_SPAN_DAYS} days after dueFrom`);
+  }
+}
+
 /** GET /api/projects: the projects the actor may see; `due` chooses by due date against today in the shop's time zone. */
-export const listProjects = (deps: Pick<Deps, 'store' | 'config' | 'clock'>, actor: Actor, { due, ...filter }: Omit<ProjectFilter, 'dueRange'> & { due?: DueFilter }) =>
-  deps.store.projects.list(actor, { ...filter, dueRange: due && dueRange(due, todayOf(deps)) });
+export const listProjects = (deps: Pick<Deps, 'store' | 'config' | 'clock'>, actor: Actor, { due, ...filter }: Omit<ProjectFilter, 'dueRange'> & { due?: DueFilter }) => {
+  checkDueBetween(filter);
+  return deps.store.projects.list(actor, { ...filter, dueRange: due && dueRange(due, todayOf(deps)) });
+};
 
 /** One project the actor may see, with its documents and payments (newest first); 404 otherwise. */
 export async function getProject(deps: Pick<Deps, 'store'>, actor: Actor, id: string): Promise<{ project: ProjectWithNames; files: FileUploadWithNames[]; payments: Payment[] }> {
@@ -126,6 +155,7 @@ export interface ProjectPatch extends Partial<Record<JobField, unknown>> {
   status?: string;
   piStatus?: string;
   approval?: { status?: string; note?: string | null };
+  rush?: boolean;
 }
 
 /** A validated change: the project's own fields, and the job's lines when sent (the whole list). */
@@ -141,7 +171,7 @@ export async function patchProject(deps: Pick<Deps, 'store' | 'realtime' | 'log'
 }
 
 /** What PATCH /api/projects/:id/details may change: the name, the description and the job. */
-export type DetailsPatch = Pick<ProjectPatch, 'name' | 'description' | 'customerId' | JobField>;
+export type DetailsPatch = Pick<ProjectPatch, 'name' | 'description' | 'customerId' | 'rush' | JobField>;
 
 /**
  * PATCH /api/projects/:id/details: the name, the description and the job, by an admin at any time
@@ -149,8 +179,8 @@ export type DetailsPatch = Pick<ProjectPatch, 'name' | 'description' | 'customer
  * PROJECT_UPDATED like PATCH.
  */
 export async function editProjectDetails(deps: Pick<Deps, 'store' | 'realtime' | 'log'>, actor: Actor, id: string, patch: DetailsPatch): Promise<ProjectWithNames> {
-  const { name, description, customerId, reference, dueDate, deliveryAddress, items } = patch;
-  const change = await validatePatch(deps, { name, description, customerId, reference, dueDate, deliveryAddress, items }, actor);
+  const { name, description, customerId, reference, dueDate, deliveryAddress, items, rush } = patch;
+  const change = await validatePatch(deps, { name, description, customerId, reference, dueDate, deliveryAddress, items, rush }, actor);
   return updateProject(deps, actor, id, change, (current) => decideDetailsEdit(actor, current));
 }
 
@@ -204,6 +234,7 @@ async function validatePatch(deps: Pick<Deps, 'store'>, p: ProjectPatch, actor: 
     f.pocId = poc.id;
   }
   if (p.customerId !== undefined) f.customerId = await customerOf(deps, actor, p.customerId);
+  if (p.rush !== undefined) f.rush = rushOf(p.rush);
   if (p.status !== undefined) f.status = enumField<ProjectStatus>('status', PROJECT_STATUSES, p.status);
   if (p.piStatus !== undefined) f.piStatus = enumField<PiStatus>('piStatus', PI_STATUSES, p.piStatus);
   if (p.approval !== undefined) {
@@ -226,7 +257,7 @@ function enumField<T extends string>(field: string, values: readonly T[], v: unk
 function changedFields(current: Project, f: ProjectFields): string[] {
   const jobFields: readonly string[] = JOB_FIELDS;
   return (Object.keys(f) as (keyof ProjectFields)[])
-    .filter((k): k is Exclude<keyof ProjectFields, JobField | 'pi'> => !jobFields.includes(k) && k !== 'pi')
+    .filter((k): k is Exclude<keyof ProjectFields, JobField | 'pi' | 'hold'> => !jobFields.includes(k) && k !== 'pi' && k !== 'hold')
     .filter((k) => JSON.stringify(f[k]) !== JSON.stringify(current[k]));
 }
 

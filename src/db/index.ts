@@ -27,6 +27,7 @@ import { search } from './migrations/021_search.js';
 import { webhookEvents } from './migrations/022_webhook_events.js';
 import { webhookFanOut } from './migrations/023_webhook_fan_out.js';
 import { proofs } from './migrations/024_proofs.js';
+import { floor } from './migrations/025_floor.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -166,6 +167,7 @@ const migrations = (dialect: Dialect) => ({
   '022_webhook_events': webhookEvents(dialect),
   '023_webhook_fan_out': webhookFanOut(),
   '024_proofs': proofs(dialect),
+  '025_floor': floor(dialect),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));

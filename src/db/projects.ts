@@ -1,11 +1,11 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
-import type { Approval, ApprovalStatus, JobDetails, Pi, PiStatus, Project, ProjectStatus, ProjectWithNames } from '../domain/model.js';
+import type { Approval, ApprovalStatus, Hold, JobDetails, Pi, PiStatus, Project, ProjectStatus, ProjectWithNames } from '../domain/model.js';
 import type { Database, DB } from './index.js';
 import { paymentsRepo } from './payments.js';
 import { proofsRepo } from './proofs.js';
 import { projectItemsRepo } from './project-items.js';
 import { reusable } from './reusable.js';
-import { type Page, type ProjectRowWithNames, decodeCursor, decodeDueCursor, encodeCursor, encodeDueCursor, olderThan, toProject, toProjectWithNames } from './rows.js';
+import { type Page, type ProjectRowWithNames, decodeCursor, decodeDueCursor, decodePriorityCursor, encodeCursor, encodeDueCursor, encodePriorityCursor, olderThan, toProject, toProjectWithNames } from './rows.js';
 import type { Tables } from './schema.js';
 import { type Scope, visibleTo } from './visibility.js';
 
@@ -17,8 +17,17 @@ const withNamesOf = (db: DB) =>
     .leftJoin('users as decider', 'decider.id', 'projects.approval_decided_by_id')
     .leftJoin('customers as customer', 'customer.id', 'projects.customer_id')
     .leftJoin('users as pi_submitter', 'pi_submitter.id', 'projects.pi_submitted_by_id')
+    .leftJoin('users as holder', 'holder.id', 'projects.hold_by_id')
+    .leftJoin('projects as original', 'original.id', 'projects.repeat_of_id')
     .selectAll('projects')
-    .select(['poc.name as poc_name', 'decider.name as approval_decided_by_name', 'customer.name as customer_name', 'pi_submitter.name as pi_submitted_by_name']);
+    .select([
+      'poc.name as poc_name',
+      'decider.name as approval_decided_by_name',
+      'customer.name as customer_name',
+      'pi_submitter.name as pi_submitted_by_name',
+      'holder.name as hold_by_name',
+      'original.name as repeat_of_name',
+    ]);
 
 /** The project every upload reads, and the one with its names every change's webhook event and every project page reads: compiled once (reusable.ts). */
 const hot = {
@@ -26,8 +35,11 @@ const hot = {
   withNames: reusable((db, id: string) => withNamesOf(db).where('projects.id', '=', id)),
 };
 
-/** How a list is ordered: newest first, or earliest due date first with the projects without one last. */
-export type ProjectSort = 'newest' | 'due';
+/**
+ * How a list is ordered: newest first; earliest due date first with the projects without one last;
+ * or by priority (held last, then rush first, then earliest due date with none last, then newest).
+ */
+export type ProjectSort = 'newest' | 'due' | 'priority';
 
 export interface ProjectFilter {
   status?: ProjectStatus;
@@ -38,6 +50,11 @@ export interface ProjectFilter {
   piStatus?: PiStatus;
   /** Open projects (not DELIVERED or CANCELLED) whose due date is in this range (domain/due.ts, dueRange): `before` exclusive, `from` and `through` inclusive. */
   dueRange?: { before?: string; from?: string; through?: string };
+  /** Due dates from and through (YYYY-MM-DD, inclusive), whatever the status (domain/due.ts checks them). */
+  dueFrom?: string;
+  dueTo?: string;
+  held?: boolean;
+  rush?: boolean;
   q?: string;
   sort?: ProjectSort;
   limit: number;
@@ -54,6 +71,9 @@ export interface ProjectFields extends Partial<JobDetails> {
   approval?: Approval;
   /** The PI's figures as submitted (submit-pi), replacing earlier ones. */
   pi?: Pi;
+  rush?: boolean;
+  /** A hold put on (its reason, since when, by whom) or taken off (null). */
+  hold?: Hold | null;
 }
 
 /**
@@ -62,6 +82,9 @@ export interface ProjectFields extends Partial<JobDetails> {
  * condition term for term.
  */
 export const OPEN_WITH_DUE_DATE = sql<SqlBool>`${sql.ref('projects.status')} not in ('DELIVERED', 'CANCELLED') and ${sql.ref('projects.due_date')} is not null`;
+
+/** The order of sort=priority's segments: not held before held, rush before not, dated before undated. */
+const PRIORITY_SEGMENTS = [false, true].flatMap((held) => [true, false].flatMap((rush) => [true, false].map((dated) => ({ held, rush, dated }))));
 
 /**
  * What `q` looks in, each lower-cased and matched as "contains": the project's name, the customer's
@@ -79,6 +102,10 @@ function listFilters(f: ProjectFilter, dialect: Database['dialect'], narrow: boo
     if (f.piStatus !== undefined) terms.push(eb('projects.pi_status', '=', f.piStatus));
     if (f.approval === 'PENDING') terms.push(eb.or([eb('projects.approval_status', 'is', null), eb('projects.approval_status', '=', 'PENDING')]));
     else if (f.approval !== undefined) terms.push(eb('projects.approval_status', '=', f.approval));
+    if (f.held !== undefined) terms.push(eb('projects.held', '=', f.held));
+    if (f.rush !== undefined) terms.push(eb('projects.rush', '=', f.rush));
+    if (f.dueFrom !== undefined) terms.push(eb('projects.due_date', '>=', f.dueFrom));
+    if (f.dueTo !== undefined) terms.push(eb('projects.due_date', '<=', f.dueTo));
     if (f.dueRange) {
       const { before, from, through } = f.dueRange;
       terms.push(OPEN_WITH_DUE_DATE);
@@ -88,13 +115,23 @@ function listFilters(f: ProjectFilter, dialect: Database['dialect'], narrow: boo
     }
     if (f.q) {
       const { lowered: q, pattern } = searchPattern(f.q);
+      const text: Expression<SqlBool>[] = [];
       // A narrow q is answered from its candidates; a wide one (or one too short for a trigram) by walking the list's order, where matches are dense and a page fills early.
-      if (narrow) terms.push(sql<SqlBool>`${sql.ref('projects.id')} in (${searchCandidates(dialect, q, pattern)})`);
+      if (narrow) text.push(sql<SqlBool>`${sql.ref('projects.id')} in (${searchCandidates(dialect, q, pattern)})`);
       // The exact test: what q matches is the same whichever index proposed the candidates.
-      terms.push(eb.or(SEARCHED.map((column) => sql<SqlBool>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`)));
+      text.push(eb.or(SEARCHED.map((column) => sql<SqlBool>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`)));
+      // "job 1042": q=1042 or q=#1042 also finds that job number, exactly (its unique index).
+      const number = jobNumberOf(f.q);
+      terms.push(number === null ? eb.and(text) : eb.or([eb('projects.number', '=', number), eb.and(text)]));
     }
     return eb.and(terms);
   };
+}
+
+/** The job number q names (`1042` or `#1042`), or null. */
+export function jobNumberOf(q: string): number | null {
+  const m = /^\s*#?(\d{1,9})\s*$/.exec(q);
+  return m ? Number(m[1]) : null;
 }
 
 /** The length from which the trigram indexes (migration 021) find a substring. */
@@ -208,12 +245,74 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
     return { items: await withItems(shown), nextCursor: rows.length > f.limit && last ? encodeDueCursor({ dueDate: last.due_date, id: last.id }) : null };
   };
 
+  /**
+   * sort=priority: held last, then rush first, then the earliest due date (none last), then newest.
+   * Walked as segments in that order — (held, rush) × (dated, undated) — each one index range of
+   * (held, rush, due_date, created_at desc, id desc) (migration 025), read only while the page is
+   * short. The cursor names the segment and the last row's place in it.
+   */
+  const listByPriority = async (scope: Scope, f: ProjectFilter): Promise<Page<ProjectWithNames>> => {
+    const cursor = decodePriorityCursor(f.cursor);
+    const narrow = await isNarrow(f.q);
+    const wanted = f.limit + 1;
+    const rows: (ProjectRowWithNames & { segment: number })[] = [];
+    for (const [segment, { held, rush, dated }] of PRIORITY_SEGMENTS.entries()) {
+      if (rows.length >= wanted) break;
+      if (cursor && segment < cursor.segment) continue;
+      if (f.held !== undefined && f.held !== held) continue;
+      if (f.rush !== undefined && f.rush !== rush) continue;
+      // The due filters choose dated projects only.
+      if (!dated && (f.dueRange || f.dueFrom !== undefined || f.dueTo !== undefined)) continue;
+      const after = cursor && segment === cursor.segment ? cursor : undefined;
+      const found = await withNames()
+        .where(visibleTo(scope))
+        .where(listFilters(f, dialect, narrow))
+        .where('projects.held', '=', held)
+        .where('projects.rush', '=', rush)
+        .where('projects.due_date', dated ? 'is not' : 'is', null)
+        .$if(after !== undefined && dated, (q) =>
+          q.where((eb) =>
+            eb.and([
+              eb('projects.due_date', '>=', after!.dueDate!),
+              eb.or([eb('projects.due_date', '>', after!.dueDate!), olderThan('projects', after!)]),
+            ]),
+          ),
+        )
+        .$if(after !== undefined && !dated, (q) => q.where(olderThan('projects', after!)))
+        .$if(dated, (q) => q.orderBy('projects.due_date'))
+        .orderBy('projects.created_at', 'desc')
+        .orderBy('projects.id', 'desc')
+        .limit(wanted - rows.length)
+        .execute();
+      rows.push(...found.map((r) => ({ ...r, segment })));
+    }
+    const shown = rows.slice(0, f.limit);
+    const last = shown[shown.length - 1];
+    return {
+      items: await withItems(shown),
+      nextCursor: rows.length > f.limit && last ? encodePriorityCursor({ segment: last.segment, dueDate: last.due_date, createdAt: last.created_at, id: last.id }) : null,
+    };
+  };
+
   return {
-    /** A new project; the job's details when given (its lines go through projectItems). */
-    async insert(p: Omit<Project, 'customerId'> & { customerId?: string | null } & Partial<JobDetails>): Promise<void> {
+    /**
+     * A new project; the job's details when given (its lines go through projectItems). Takes the
+     * next job number from project_counter (migration 025), whose row stays locked until the
+     * caller's transaction ends: call it in one. Answers the number.
+     */
+    async insert(p: Omit<Project, 'customerId' | 'number' | 'hold' | 'repeatOfId' | 'rush'> & { customerId?: string | null; repeatOfId?: string | null; rush?: boolean } & Partial<JobDetails>): Promise<number> {
+      const { last_number: number } = await db
+        .updateTable('project_counter')
+        .set((eb) => ({ last_number: eb('last_number', '+', 1) }))
+        .where('id', '=', 1)
+        .returning('last_number')
+        .executeTakeFirstOrThrow();
       await db
         .insertInto('projects')
         .values({
+          number,
+          rush: p.rush ?? false,
+          repeat_of_id: p.repeatOfId ?? null,
           id: p.id,
           name: p.name,
           description: p.description,
@@ -232,6 +331,7 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
           customer_id: p.customerId ?? null,
         })
         .execute();
+      return number;
     },
     /** One project as the rules see it (no names: the upload's checks and the lifecycle need none); in a transaction on PostgreSQL its row stays locked until commit. */
     async findById(id: string, opts: { forUpdate?: boolean } = {}): Promise<Project | undefined> {
@@ -272,6 +372,7 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
     /** The projects the scope may see, filtered, newest first or by due date (`sort`), one page after the cursor. */
     async list(scope: Scope, f: ProjectFilter): Promise<Page<ProjectWithNames>> {
       if (f.sort === 'due') return listByDue(scope, f);
+      if (f.sort === 'priority') return listByPriority(scope, f);
       const cursor = decodeCursor(f.cursor);
       const narrow = await isNarrow(f.q);
       const rows = await withNames()
@@ -285,6 +386,25 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
       const shown = await withItems(rows.slice(0, f.limit));
       const last = shown[shown.length - 1];
       return { items: shown, nextCursor: rows.length > f.limit && last ? encodeCursor(last) : null };
+    },
+    /**
+     * The board (issue 36): every open project the scope may see (REQUESTED to DISPATCHED) and those
+     * DELIVERED since `deliveredSince` (by their last change), unordered: the caller sorts them.
+     * One query for the rows (the status index) and the three of withItems for them all.
+     */
+    async board(scope: Scope, f: { pocId?: string; customerId?: string; deliveredSince: string }): Promise<ProjectWithNames[]> {
+      const rows = await withNames()
+        .where(visibleTo(scope))
+        .$if(f.pocId !== undefined, (q) => q.where('projects.poc_id', '=', f.pocId!))
+        .$if(f.customerId !== undefined, (q) => q.where('projects.customer_id', '=', f.customerId!))
+        .where((eb) =>
+          eb.or([
+            eb('projects.status', 'in', ['REQUESTED', 'APPROVED', 'PRINTING', 'DISPATCHED']),
+            eb.and([eb('projects.status', '=', 'DELIVERED'), eb('projects.updated_at', '>=', f.deliveredSince)]),
+          ]),
+        )
+        .execute();
+      return withItems(rows);
     },
     /** Two statements (the change, then the project as findWithNames reads it): callers run it in their transaction. */
     async update(id: string, f: ProjectFields, now: string): Promise<ProjectWithNames | undefined> {
@@ -308,6 +428,13 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
             pi_submitted_by_id: f.pi.submittedById,
           }),
           customer_id: f.customerId,
+          rush: f.rush,
+          ...(f.hold !== undefined && {
+            held: f.hold !== null,
+            hold_reason: f.hold?.reason ?? null,
+            hold_since: f.hold?.since ?? null,
+            hold_by_id: f.hold?.byId ?? null,
+          }),
           ...(f.approval && {
             approval_status: f.approval.status,
             approval_note: f.approval.note,

@@ -56,6 +56,10 @@ export const toProject = (r: Selectable<ProjectsTable>): Project => ({
   customerId: r.customer_id,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  number: Number(r.number),
+  rush: Boolean(r.rush),
+  hold: r.held && r.hold_reason !== null && r.hold_since !== null ? { reason: r.hold_reason, since: r.hold_since, byId: r.hold_by_id } : null,
+  repeatOfId: r.repeat_of_id,
 });
 
 /** A projects row with the names of its POC, its approval's decider and its PI's submitter (LEFT JOINs on users), and its customer's name. */
@@ -64,6 +68,8 @@ export type ProjectRowWithNames = Selectable<ProjectsTable> & {
   approval_decided_by_name: string | null;
   pi_submitted_by_name: string | null;
   customer_name: string | null;
+  hold_by_name: string | null;
+  repeat_of_name: string | null;
 };
 
 /** A project as answers show it, with the lines and the sum of payments its repository reads beside it. */
@@ -74,6 +80,8 @@ export const toProjectWithNames = (r: ProjectRowWithNames, items: JobItem[], pai
     pocName: r.poc_name,
     customerName: r.customer_name,
     approval: project.approval && { ...project.approval, decidedByName: r.approval_decided_by_name },
+    hold: project.hold && { ...project.hold, byName: r.hold_by_name },
+    repeatOf: r.repeat_of_id !== null && r.repeat_of_name !== null ? { id: r.repeat_of_id, name: r.repeat_of_name } : null,
     reference: r.reference,
     dueDate: r.due_date,
     deliveryAddress: r.delivery_address,
@@ -218,4 +226,39 @@ export function page<T extends { createdAt: string; id: string }>(rows: T[], lim
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+}
+
+/**
+ * Keyset pagination of `sort=priority` (db/projects.ts): the segment (0–7, PRIORITY_SEGMENTS) and
+ * the last row's due date (null in an undated segment), creation time and id.
+ */
+export interface PriorityCursor extends Cursor {
+  segment: number;
+  dueDate: string | null;
+}
+
+const PRIORITY_PREFIX = 'pri';
+
+export const encodePriorityCursor = (c: PriorityCursor): string =>
+  Buffer.from(`${PRIORITY_PREFIX}|${c.segment}|${c.dueDate ?? ''}|${c.createdAt}|${c.id}`).toString('base64url');
+
+export function decodePriorityCursor(cursor: string | undefined): PriorityCursor | undefined {
+  if (!cursor) return undefined;
+  const decoded = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
+  const [prefix, segment, dueDate, createdAt, id, ...rest] = decoded.split('|');
+  const valid = prefix === PRIORITY_PREFIX && rest.length === 0 && segment !== undefined && /^[0-7]$/.test(segment);
+  // Even segments hold the dated projects (PRIORITY_SEGMENTS).
+  const dated = valid && Number(segment) % 2 === 0;
+  if (
+    !valid ||
+    (dated ? !DUE_DATE.test(dueDate ?? '') : dueDate !== '') ||
+    !createdAt ||
+    !id ||
+    !ISO_UTC_MS.test(createdAt) ||
+    !ID.test(id) ||
+    new Date(createdAt).toISOString() !== createdAt
+  ) {
+    throw errors.invalidCursor();
+  }
+  return { segment: Number(segment), dueDate: dated ? dueDate! : null, createdAt, id };
 }

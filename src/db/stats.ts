@@ -62,6 +62,24 @@ export function statsRepo(db: DB) {
         .executeTakeFirstOrThrow();
       return { overdue: Number(row.overdue), today: Number(row.today), week: Number(row.week) };
     },
+    /** Open projects (not DELIVERED or CANCELLED) on hold, and rush (a held rush job counts in both): migration 025's partial indexes. */
+    async heldAndRush(scope: Scope): Promise<{ held: number; rush: number }> {
+      const open = sql<SqlBool>`status not in ('DELIVERED', 'CANCELLED')`;
+      const count = async (column: 'held' | 'rush') =>
+        Number(
+          (
+            await db
+              .selectFrom('projects')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .where(column, '=', true)
+              .where(open)
+              .where(visibleTo(scope))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const [held, rush] = await Promise.all([count('held'), count('rush')]);
+      return { held, rush };
+    },
     /** Submitted PIs an admin has yet to verify or reject (a cancelled project's no longer waits). */
     async piAwaitingVerification(scope: Scope): Promise<number> {
       const row = await db

@@ -57,6 +57,8 @@ test('every action in the list is written by something, once', () => {
     'CUSTOMER_UPDATED', // PATCH /api/customers/:id
     ...DOCUMENT_TYPES.map(voidedAction), // POST /api/projects/:id/files/:fileId/void
     'COMMENT_ADDED', // POST /api/projects/:id/comments
+    'PROJECT_HELD', // POST /api/projects/:id/hold
+    'PROJECT_RELEASED', // POST /api/projects/:id/release
   ];
   assert.equal(new Set(written).size, written.length, 'no two writers share an action');
   assert.deepEqual([...written].sort(), [...ACTIVITY_ACTIONS].sort());

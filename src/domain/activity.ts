@@ -39,6 +39,9 @@ export const ACTIVITY_ACTIONS = [
   'PROOF_POSTED',
   'PROOF_APPROVED',
   'PROOF_CHANGES_REQUESTED',
+  // interface.md, "Holds, rush, reorders": details {reason} and {note}.
+  'PROJECT_HELD',
+  'PROJECT_RELEASED',
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 

@@ -6,6 +6,9 @@ import { labelOf } from './labels.js';
  * bounds; these are ours (README, "Validation"), shared by the API's checks and the web app's
  * forms so both say the same. POST /api/team keeps exactly the specification's checks.
  */
+/** A hold's reason (interface.md, "Holds, rush, reorders"). */
+export const MAX_HOLD_REASON = 500;
+
 export const MAX_LENGTH = {
   name: 200,
   description: 5000,

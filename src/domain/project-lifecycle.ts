@@ -152,21 +152,35 @@ export function decideProjectAction(
   pi?: Pi,
 ): { change: ProjectChange; activity: ActivityAction } | AppError {
   const rule = LIFECYCLE[action];
-  const isAdmin = actor.role === 'ADMIN';
-  const isOwner = project.pocId === actor.id;
-  if (!maySeeProject(actor, project)) return errors.projectNotFound();
-  // Seeing is not acting: whoever may see the project acts only as their role and ownership allow.
-  if (!isAdmin && rule.who === 'admin') return errors.forbidden();
-  if (rule.who === 'owner' && !isOwner) return errors.forbidden();
-  if (rule.who === 'admin-or-owner' && !isAdmin && !isOwner) return errors.forbidden();
-  const allowed = !isAdmin && rule.ownerAllowedFrom ? rule.ownerAllowedFrom(project) : rule.allowedFrom(project);
-  if (!allowed) return errors.invalidTransition(action.replace('-', ' '), rule.describeState(project));
+  const refusal = refusalOf(actor, project, action);
+  if (refusal === 'not-found') return errors.projectNotFound();
+  if (refusal === 'forbidden') return errors.forbidden();
+  if (refusal === 'held') return errors.onHold(project.hold!.reason);
+  if (refusal === 'state') return errors.invalidTransition(action.replace('-', ' '), rule.describeState(project));
   return { change: rule.apply(project, actor, now, note, pi), activity: rule.activity };
 }
 
+/**
+ * The rules of decideProjectAction as the kind of refusal, or null: no error is built, so asking it
+ * for every action of 2,000 projects (the board) costs microseconds, not an Error's stack each.
+ */
+function refusalOf(actor: Actor, project: Project, action: ProjectAction): 'not-found' | 'forbidden' | 'held' | 'state' | null {
+  const rule = LIFECYCLE[action];
+  const isAdmin = actor.role === 'ADMIN';
+  const isOwner = project.pocId === actor.id;
+  if (!maySeeProject(actor, project)) return 'not-found';
+  // Seeing is not acting: whoever may see the project acts only as their role and ownership allow.
+  if (!isAdmin && rule.who === 'admin') return 'forbidden';
+  if (rule.who === 'owner' && !isOwner) return 'forbidden';
+  if (rule.who === 'admin-or-owner' && !isAdmin && !isOwner) return 'forbidden';
+  // A hold stops everything but calling the job off (interface.md, "Holds, rush, reorders").
+  if (project.hold && action !== 'cancel') return 'held';
+  const allowed = !isAdmin && rule.ownerAllowedFrom ? rule.ownerAllowedFrom(project) : rule.allowedFrom(project);
+  return allowed ? null : 'state';
+}
+
 /** The actions this actor may take on this project right now (for clients to offer). */
-export const availableActions = (actor: Actor, project: Project): ProjectAction[] =>
-  PROJECT_ACTIONS.filter((a) => !(decideProjectAction(actor, project, a, project.updatedAt) instanceof AppError));
+export const availableActions = (actor: Actor, project: Project): ProjectAction[] => PROJECT_ACTIONS.filter((a) => refusalOf(actor, project, a) === null);
 
 /** The states in which the owner may still change the details: until printing starts (interface.md, "The job itself"). */
 export const OWNER_EDITS_DETAILS_IN: readonly ProjectStatus[] = ['REQUESTED', 'APPROVED'];

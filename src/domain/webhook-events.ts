@@ -33,6 +33,8 @@ export const WEBHOOK_EVENT_OF: Record<ActivityAction, WebhookEventType | null> =
   // Internal notes too: webhooks are the shop's own (interface.md, Webhooks).
   COMMENT_ADDED: 'comment.added',
   PAYMENT_RECORDED: 'payment.recorded',
+  PROJECT_HELD: 'project.updated',
+  PROJECT_RELEASED: 'project.updated',
   // About a customer, not a project: no event (interface.md lists none).
   CUSTOMER_CREATED: null,
   CUSTOMER_UPDATED: null,

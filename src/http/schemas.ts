@@ -101,6 +101,7 @@ export const JobInput = {
   reference: Type.Optional(NullableString({ description: `the customer's own order or PO number, ${atMost(MAX_LENGTH.reference)}` })),
   dueDate: Type.Optional(NullableString({ format: 'date', description: "the promised delivery date, YYYY-MM-DD in the shop's time zone (TIMEZONE)" })),
   deliveryAddress: Type.Optional(NullableString({ description: atMost(MAX_LENGTH.deliveryAddress) })),
+  rush: Type.Optional(Type.Boolean({ description: 'a rush job (default false)' })),
   items: Type.Optional(
     Type.Array(JobItemInput, { maxItems: ITEMS.maxLines, description: `the job's lines, the whole list (at most ${ITEMS.maxLines}); [] removes them all` }),
   ),
@@ -158,6 +159,7 @@ export const CustomerIdInput = Type.Optional(NullableString({ description: 'the 
 
 export const Project = Type.Object({
   id: Type.String(),
+  number: Type.Integer({ minimum: 1, description: 'the job number ("job 1042", shown as #1042): from 1 in creation order, unique, never reused' }),
   name: Type.String(),
   description: NullableString(),
   pocId: Type.String(),
@@ -175,6 +177,16 @@ export const Project = Type.Object({
   pi: Nullable(Pi),
   paid: Type.Integer({ description: minorUnits("the sum of the project's payments") }),
   balance: Type.Union([Type.Integer(), Type.Null()], { description: "the PI's amount less the payments (negative when overpaid); null without a PI" }),
+  rush: Type.Boolean({ description: 'a rush job' }),
+  hold: Nullable(
+    Type.Object({
+      reason: Type.String(),
+      since: Type.String({ format: 'date-time' }),
+      byId: NullableString(),
+      byName: NullableString(),
+    }, { description: 'why the project is on hold, since when and by whom; null when it is not' }),
+  ),
+  repeatOf: Nullable(Type.Object({ id: Type.String(), name: Type.String() }, { description: 'the project this one repeats (a reorder)' })),
   proof: Nullable(
     Type.Object(
       { id: Type.String(), version: Type.Integer(), status: enumOf(PROOF_STATUSES) },
@@ -223,6 +235,7 @@ export const ProjectDetail = Type.Object({
   files: Type.Array(FileUpload),
   payments: Type.Array(Payment, { description: 'newest first (by the day received)' }),
   allowedActions: Type.Array(Type.String(), { description: 'lifecycle actions the caller may take now' }),
+  canHold: Type.Boolean({ description: 'whether the caller may put the project on hold now, or release it when it is held' }),
   canEditDetails: Type.Boolean({ description: 'whether the caller may change the name, description and job now (PATCH /api/projects/:id/details)' }),
   uploads: Type.Record(Type.String(), NullableString(), {
     description: 'per document type: null when the caller may upload it now, else the reason it would be refused',

@@ -41,6 +41,9 @@ test('who is told of each change (issue 12, "Who gets what")', () => {
     ['PROJECT_UPDATED', admin, null],
     ['CUSTOMER_CREATED', admin, null],
     ['CUSTOMER_UPDATED', poc, null],
+    // The owner, the admins and the customer's people (interface.md, "Holds, rush, reorders").
+    ['PROJECT_HELD', poc, { category: 'progress', admins: true, poc: true, viewers: true }],
+    ['PROJECT_RELEASED', admin, { category: 'progress', admins: true, poc: true, viewers: true }],
   ];
   for (const [action, actor, expected, details] of table) assert.deepEqual(audienceOf(action, actor, project, details), expected, `${action} by ${actor.id}`);
   // Every action is decided, by the table above and by EMAIL_RULES (a rule, or null for none): none is left to a default.

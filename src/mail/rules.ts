@@ -136,6 +136,14 @@ export const EMAIL_RULES: Record<ActivityAction, Rule | null> = {
     describe: ({ details }) =>
       `Changes to proof v${String(details.version ?? '')} requested by ${String(details.byName ?? 'the customer')}${details.via === 'link' ? ' (through an approval link)' : ''}.`,
   },
+  // The owner, the admins and the customer's people: everyone who may see the project (interface.md, "Holds, rush, reorders").
+  PROJECT_HELD: {
+    category: 'progress',
+    to: () => ({ admins: true, poc: true, viewers: true }),
+    label: 'On hold',
+    describe: ({ actorName, details }) => `Put on hold by ${actorName}. Reason: ${String(details.reason ?? '')}`,
+  },
+  PROJECT_RELEASED: { category: 'progress', to: () => ({ admins: true, poc: true, viewers: true }), label: 'Released', describe: ({ actorName }) => `Released from hold by ${actorName}.` },
 };
 
 /** The rule of an action as stored (an outbox row's), or null when it sends no email or is no longer written. */

@@ -58,6 +58,7 @@ export const presentJobItem = (l: JobItem) => ({
 /** A project; `today` (YYYY-MM-DD in the shop's time zone) decides whether it is overdue. */
 export const presentProject = (p: ProjectWithNames, today: string) => ({
   id: p.id,
+  number: p.number,
   name: p.name,
   description: p.description,
   pocId: p.pocId,
@@ -89,6 +90,9 @@ export const presentProject = (p: ProjectWithNames, today: string) => ({
   },
   paid: p.paid,
   balance: balanceOf(p.pi, p.paid),
+  rush: p.rush,
+  hold: p.hold && { reason: p.hold.reason, since: p.hold.since, byId: p.hold.byId, byName: p.hold.byName },
+  repeatOf: p.repeatOf && { id: p.repeatOf.id, name: p.repeatOf.name },
   proof: p.proof ? { id: p.proof.id, version: p.proof.version, status: p.proof.status } : null,
   createdAt: p.createdAt,
   updatedAt: p.updatedAt,

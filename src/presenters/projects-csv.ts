@@ -22,6 +22,10 @@ export const PROJECT_CSV_COLUMNS = [
   'paid',
   'balance',
   'createdAt',
+  'rush',
+  'held',
+  'holdReason',
+  'number',
 ] as const;
 
 /**
@@ -49,5 +53,9 @@ export function projectCsvValues(p: ProjectWithNames, today: string, defaultCurr
     formatMinor(p.paid, currency),
     balance === null ? null : formatMinor(balance, currency),
     isoInZone(p.createdAt, timeZone),
+    p.rush,
+    p.hold !== null,
+    p.hold?.reason ?? null,
+    p.number,
   ];
 }

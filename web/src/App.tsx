@@ -12,6 +12,8 @@ import { ForgotPasswordPage, ResetPasswordPage } from './scenes/sign-in/password
 import { ProjectPage } from './scenes/project';
 import { ProofLinkPage } from './scenes/proof-link';
 import { ProjectsPage } from './scenes/projects';
+import { BoardPage } from './scenes/board';
+import { CalendarPage } from './scenes/calendar';
 import { SignInPage } from './scenes/sign-in';
 import { TeamPage } from './scenes/team';
 import { WebhooksPage } from './scenes/webhooks';
@@ -60,6 +62,8 @@ export function App() {
           <Route path="/projects" component={ProjectsPage} />
           <Route path="/projects/new" component={NewProjectPage} />
           <Route path="/projects/:id">{(params) => <ProjectPage key={params.id} id={params.id} />}</Route>
+          <Route path="/board" component={BoardPage} />
+          <Route path="/calendar" component={CalendarPage} />
           <Route path="/customers" component={CustomersPage} />
           <Route path="/team" component={TeamPage} />
           <Route path="/webhooks" component={WebhooksPage} />
@@ -107,6 +111,8 @@ function Header({ live }: { live: Live }) {
           <NavLink href="/projects" nested>
             Projects
           </NavLink>
+          {user.role !== 'CLIENT' && <NavLink href="/board">Board</NavLink>}
+          <NavLink href="/calendar">Calendar</NavLink>
           {user.role !== 'CLIENT' && <NavLink href="/customers">Customers</NavLink>}
           {user.role === 'ADMIN' && <NavLink href="/team">Team</NavLink>}
           {user.role === 'ADMIN' && <NavLink href="/webhooks">Webhooks</NavLink>}

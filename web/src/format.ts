@@ -84,6 +84,8 @@ const ACTIVITY_LABELS: Record<ActivityAction, string> = {
   PROOF_POSTED: 'posted a proof',
   PROOF_APPROVED: 'approved a proof',
   PROOF_CHANGES_REQUESTED: 'asked for changes to a proof',
+  PROJECT_HELD: 'put the project on hold',
+  PROJECT_RELEASED: 'released the project from hold',
 };
 
 /**

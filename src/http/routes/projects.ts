@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { type Static, type TObject, Type } from '@fastify/type-provider-typebox';
 import { authorizePayment, recordPayment } from '../../actions/payments.js';
-import { createProject, editProjectDetails, getProject, listProjects, patchProject, runProjectAction } from '../../actions/projects.js';
+import { checkDueBetween, createProject, editProjectDetails, getProject, listProjects, patchProject, runProjectAction } from '../../actions/projects.js';
 import { projectsCsv, projectsCsvFilename } from '../../actions/projects-csv.js';
 import { submitPi } from '../../actions/submit-pi.js';
 import { todayOf } from '../../deps.js';
@@ -9,6 +9,7 @@ import { DUE_FILTERS, type DueFilter } from '../../domain/due.js';
 import { APPROVAL_STATUSES, DOCUMENT_TYPES, PI_STATUSES, PROJECT_STATUSES, type Actor, type ApprovalStatus, type PiStatus, type Project as ProjectModel } from '../../domain/model.js';
 import { PROJECT_ACTIONS, type ProjectAction, availableActions, decideDetailsEdit, decideProjectAction } from '../../domain/project-lifecycle.js';
 import { decideUpload } from '../../domain/upload-policy.js';
+import { mayHold } from '../../domain/hold.js';
 import { AppError, errors } from '../../errors.js';
 import { presentFiles, presentPayment, presentProject } from '../../presenters/index.js';
 import { PROJECT_CSV_COLUMNS } from '../../presenters/projects-csv.js';
@@ -36,10 +37,20 @@ const LIST_FILTERS = {
     }),
   ),
   sort: Type.Optional(
-    Type.Unsafe<'newest' | 'due'>({ type: 'string', enum: ['newest', 'due'], description: 'newest first (default), or earliest due date first with projects without one last' }),
+    Type.Unsafe<'newest' | 'due' | 'priority'>({
+      type: 'string',
+      enum: ['newest', 'due', 'priority'],
+      description: 'newest first (default); earliest due date first with projects without one last; or priority: held last, then rush first, then earliest due date (none last), then newest',
+    }),
   ),
-  q: Type.Optional(Type.String({ description: "name, reference, the POC's or the customer's name contains (case-insensitive)" })),
+  q: Type.Optional(Type.String({ description: "name, reference, the POC's or the customer's name contains (case-insensitive); 1042 or #1042 also finds job number 1042" })),
+  held: Type.Optional(Type.Unsafe<'true' | 'false'>({ type: 'string', enum: ['true', 'false'], description: 'on hold or not' })),
+  rush: Type.Optional(Type.Unsafe<'true' | 'false'>({ type: 'string', enum: ['true', 'false'], description: 'rush jobs or not' })),
+  dueFrom: Type.Optional(Type.String({ description: 'due on or after this date, YYYY-MM-DD' })),
+  dueTo: Type.Optional(Type.String({ description: 'due on or before this date, YYYY-MM-DD (at most 366 days after dueFrom)' })),
 };
+
+const flag = (v: 'true' | 'false' | undefined) => (v === undefined ? undefined : v === 'true');
 
 /** Those filters as the repository takes them. */
 const filterOf = (query: Static<TObject<typeof LIST_FILTERS>>) => ({
@@ -51,6 +62,10 @@ const filterOf = (query: Static<TObject<typeof LIST_FILTERS>>) => ({
   pocId: query.pocId,
   customerId: query.customerId,
   q: query.q,
+  held: flag(query.held),
+  rush: flag(query.rush),
+  dueFrom: query.dueFrom,
+  dueTo: query.dueTo,
 });
 
 /** Projects (interface.md) and their lifecycle actions (domain/project-lifecycle.ts). */
@@ -113,7 +128,9 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
       },
     },
     async (req, reply) => {
-      const csv = projectsCsv(deps, actorOf(req), filterOf(req.query));
+      const filter = filterOf(req.query);
+      checkDueBetween(filter);
+      const csv = projectsCsv(deps, actorOf(req), filter);
       reply.header('content-type', 'text/csv; charset=utf-8');
       reply.header('content-disposition', `attachment; filename="${projectsCsvFilename(deps)}"`);
       reply.header('cache-control', 'no-store');
@@ -251,6 +268,7 @@ async function permissions(actor: Actor, project: ProjectModel) {
   );
   return {
     allowedActions: availableActions(actor, project),
+    canHold: mayHold(actor, project),
     canEditDetails: decideDetailsEdit(actor, project) === null,
     uploads: Object.fromEntries(uploads),
   };

@@ -1,0 +1,45 @@
+import { Type } from '@fastify/type-provider-typebox';
+import { todayOf } from '../../deps.js';
+import { holdOrRelease } from '../../actions/hold.js';
+import { MAX_HOLD_REASON, MAX_LENGTH } from '../../domain/limits.js';
+import { presentProject } from '../../presenters/index.js';
+import { actorOf } from '../session.js';
+import { IdParams, NullableString, Project, errorRef } from '../schemas.js';
+import { type App, type RouteContext, withRequestLog } from './context.js';
+
+/** The floor's routes (interface.md, "Holds, rush, reorders" and "The job ticket"). */
+export async function floorRoutes(app: App, { deps, hooks }: RouteContext) {
+  const present = (p: Parameters<typeof presentProject>[0]) => presentProject(p, todayOf(deps));
+
+  app.post(
+    '/api/projects/:id/hold',
+    {
+      onRequest: hooks.requireSession,
+      schema: {
+        tags: ['projects'],
+        operationId: 'holdProject',
+        summary: 'Put a project on hold, with the reason (ADMIN or the owner): every lifecycle action but cancel is refused until it is released',
+        params: IdParams,
+        body: Type.Object({ reason: Type.String({ description: `1–${MAX_HOLD_REASON} characters after trimming` }) }, { additionalProperties: false }),
+        response: { 200: Project, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef },
+      },
+    },
+    async (req) => present(await holdOrRelease(withRequestLog(deps, req), actorOf(req), req.params.id, 'hold', req.body)),
+  );
+
+  app.post(
+    '/api/projects/:id/release',
+    {
+      onRequest: hooks.requireSession,
+      schema: {
+        tags: ['projects'],
+        operationId: 'releaseProject',
+        summary: 'Release a project from hold, with an optional note (ADMIN or the owner)',
+        params: IdParams,
+        body: Type.Optional(Type.Object({ note: Type.Optional(NullableString({ description: `at most ${MAX_LENGTH.note} characters` })) }, { additionalProperties: false })),
+        response: { 200: Project, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef },
+      },
+    },
+    async (req) => present(await holdOrRelease(withRequestLog(deps, req), actorOf(req), req.params.id, 'release', req.body ?? {})),
+  );
+}
