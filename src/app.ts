@@ -32,6 +32,7 @@ import { teamRoutes } from './http/routes/team.js';
 import { uploadRoutes } from './http/routes/upload.js';
 import { webRoutes } from './http/routes/web.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
+import { reportRoutes } from './http/routes/reports.js';
 import { ErrorBody } from './http/schemas.js';
 import { sessionHooks } from './http/session.js';
 import type { StreamHub } from './realtime/streams.js';
@@ -157,7 +158,7 @@ export async function buildApp(deps: Deps, options: { streams: StreamHub; webRoo
     if (!route.schema || route.schema.security !== undefined) return;
     route.schema.security = guarded ? [{ session: [] }, { bearerAuth: [] }] : [];
   });
-  for (const routes of [authRoutes, accountRoutes, apiTokenRoutes, teamRoutes, customerRoutes, uploadRoutes, projectRoutes, commentRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes, webhookRoutes]) {
+  for (const routes of [authRoutes, accountRoutes, apiTokenRoutes, teamRoutes, customerRoutes, uploadRoutes, projectRoutes, commentRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes, webhookRoutes, reportRoutes]) {
     await app.register(routes, context);
   }
   await app.register(webRoutes(options.webRoot));

@@ -26,6 +26,7 @@ import { webhooks } from './migrations/020_webhooks.js';
 import { search } from './migrations/021_search.js';
 import { webhookEvents } from './migrations/022_webhook_events.js';
 import { webhookFanOut } from './migrations/023_webhook_fan_out.js';
+import { reports } from './migrations/029_reports.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -164,6 +165,7 @@ const migrations = (dialect: Dialect) => ({
   '021_search': search(dialect),
   '022_webhook_events': webhookEvents(dialect),
   '023_webhook_fan_out': webhookFanOut(),
+  '029_reports': reports(),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));

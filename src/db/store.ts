@@ -13,6 +13,7 @@ import { emailOptoutsRepo, outboxRepo, passwordResetsRepo } from './mail.js';
 import { paymentsRepo } from './payments.js';
 import { projectItemsRepo } from './project-items.js';
 import { projectsRepo } from './projects.js';
+import { reportsRepo } from './reports.js';
 import { resumableUploadsRepo } from './resumable-uploads.js';
 import { secretsRepo } from './secrets.js';
 import { sessionsRepo } from './sessions.js';
@@ -153,6 +154,7 @@ function repositories({ db, dialect }: Database, batch?: BatchOptions) {
     loginFailures: () => loginFailuresRepo(db),
     secrets: () => secretsRepo(db),
     stats: () => statsRepo(db),
+    reports: () => reportsRepo(db),
     // A batch reads once what its units would each read again: nothing they write changes it.
     outbox: () => (batch ? readOnce(outboxRepo(db, dialect), 'recipients') : outboxRepo(db, dialect)),
     emailOptouts: () => emailOptoutsRepo(db),

@@ -59,7 +59,8 @@ export function firstOfMonthBefore(today: string, monthsBack: number): string {
 export function addYears(date: string, years: number): string {
   const [y, m, d] = date.split('-') as [string, string, string];
   const same = `${String(Number(y) + years).padStart(4, '0')}-${m}-${d}`;
-  return isCalendarDate(same) ? same : addDays(`${same.slice(0, 8)}28`, 0);
+  const real: boolean = isCalendarDate(same);
+  return real ? same : `${same.slice(0, 8)}28`;
 }
 
 /** The refusal of a report's range, naming the parameter, or null. Dates already checked as calendar dates. */
