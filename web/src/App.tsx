@@ -14,6 +14,7 @@ import { ProjectsPage } from './pages/Projects';
 import { SignInPage } from './pages/SignIn';
 import { TeamPage } from './pages/Team';
 import { WebhooksPage } from './pages/Webhooks';
+import { ReportsPage } from './scenes/reports/ReportsPage';
 import { type Live, LiveContext, useRealtime } from './realtime';
 import { SESSION_KEY, SessionContext, endSession, fetchSession, useUser } from './session';
 
@@ -59,6 +60,7 @@ export function App() {
           <Route path="/customers" component={CustomersPage} />
           <Route path="/team" component={TeamPage} />
           <Route path="/webhooks" component={WebhooksPage} />
+          <Route path="/reports" component={ReportsPage} />
           <Route path="/account" component={AccountPage} />
           <Route component={NotFoundPage} />
         </Switch>
@@ -106,6 +108,7 @@ function Header({ live }: { live: Live }) {
           {user.role !== 'CLIENT' && <NavLink href="/customers">Customers</NavLink>}
           {user.role === 'ADMIN' && <NavLink href="/team">Team</NavLink>}
           {user.role === 'ADMIN' && <NavLink href="/webhooks">Webhooks</NavLink>}
+          {user.role === 'ADMIN' && <NavLink href="/reports">Reports</NavLink>}
           <NavLink href="/account">My account</NavLink>
         </nav>
         <div className="account">
