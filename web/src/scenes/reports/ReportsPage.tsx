@@ -194,7 +194,10 @@ function Section({ id, title, chart, children }: { id: string; title: string; ch
       <h2 id={`${id}-title`}>{title}</h2>
       <div className="report-pair">
         {chart}
-        <div className="report-table">{children}</div>
+        {/* Focusable, so a keyboard can scroll a table wider than its column. */}
+        <div className="report-table" role="region" aria-labelledby={`${id}-title`} tabIndex={0}>
+          {children}
+        </div>
       </div>
     </section>
   );
