@@ -19,6 +19,8 @@ export interface Series {
   label: string;
   values: (number | null)[];
   colour: string;
+  /** A second scale on the right (days beside a percentage). */
+  axis?: 'days';
 }
 
 export interface ChartProps {
@@ -49,14 +51,18 @@ export function ReportChart({ kind, labels, series, stacked = false, horizontal 
       type: kind,
       data: {
         labels,
-        datasets: series.map((s) => ({ label: s.label, data: s.values, backgroundColor: s.colour, borderColor: s.colour, spanGaps: true })),
+        datasets: series.map((s) => ({ label: s.label, data: s.values, backgroundColor: s.colour, borderColor: s.colour, spanGaps: true, yAxisID: s.axis === 'days' ? 'days' : 'y' })),
       },
       options: {
         responsive: true,
         maintainAspectRatio: false,
         animation: false,
         indexAxis: horizontal ? 'y' : 'x',
-        scales: { x: { stacked, beginAtZero: true }, y: { stacked, beginAtZero: true } },
+        scales: {
+          x: { stacked, beginAtZero: true },
+          y: { stacked, beginAtZero: true },
+          ...(series.some((s) => s.axis === 'days') && { days: { position: 'right', beginAtZero: true, title: { display: true, text: 'days' }, grid: { drawOnChartArea: false } } }),
+        },
         plugins: { legend: { display: series.length > 1, position: 'bottom' } },
         onClick: (_event, elements) => {
           const hit = elements[0];

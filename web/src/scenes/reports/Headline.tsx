@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { formatMoney } from '../../format';
 import { presetRange, reportQuery, sumAmounts } from './report';
+import './reports.css';
 
 /** The owner's three figures on the dashboard (ADMIN): this month's on-time rate and invoicing, and what is owed now; each opens Reports. */
 export function ReportHeadline() {
@@ -20,7 +21,7 @@ export function ReportHeadline() {
       <h2 id="headline-title">
         <Link href="/reports">How the shop is doing</Link>
       </h2>
-      <dl className="tiles">
+      <dl className="tiles report-tiles">
         {figures.map(([label, value, testId]) => (
           <div className="tile" key={testId} data-testid={testId}>
             <dt>

@@ -105,7 +105,7 @@ export function ReportsPage() {
       {report.isPending && <p className="muted">Loading figures…</p>}
       {r && (
         <>
-          <dl className="tiles report-headline" data-testid="headline">
+          <dl className="tiles report-tiles report-headline" data-testid="headline">
             <Figure label="On time" value={r.onTime.rate === null ? '–' : `${(r.onTime.rate * 100).toFixed(1)} %`} note={`${r.onTime.onTime} of ${r.onTime.withDueDate} with a due date`} />
             <Figure label="Median turnaround" value={r.turnaround.medianDays === null ? '–' : `${r.turnaround.medianDays} days`} note={`90th percentile ${r.turnaround.p90Days ?? '–'}`} />
             <Figure label="Received" value={money(sumAmounts(r.byMonth.map((m) => m.received)))} note={`invoiced ${money(sumAmounts(r.byMonth.map((m) => m.invoiced)))}`} />
@@ -124,8 +124,8 @@ export function ReportsPage() {
             <Section id="ontime" title="On time and turnaround by month" chart={
               <ReportChart kind="line" testId="chart-ontime" title="On time and turnaround by month" describedBy="table-ontime" labels={months.map(monthLabel)} series={[
                 { label: 'On time (%)', colour: COLOURS.rate, values: monthly.map((q) => (q.data?.onTime.rate == null ? null : q.data.onTime.rate * 100)) },
-                { label: 'Median days', colour: COLOURS.median, values: monthly.map((q) => q.data?.turnaround.medianDays ?? null) },
-                { label: '90th percentile days', colour: COLOURS.p90, values: monthly.map((q) => q.data?.turnaround.p90Days ?? null) },
+                { label: 'Median days', axis: 'days', colour: COLOURS.median, values: monthly.map((q) => q.data?.turnaround.medianDays ?? null) },
+                { label: '90th percentile days', axis: 'days', colour: COLOURS.p90, values: monthly.map((q) => q.data?.turnaround.p90Days ?? null) },
               ]} onPick={() => navigate(LINKS.delivered)} />
             }>
               <FigureTable id="table-ontime" caption="On time and turnaround by month" head={['Month', 'Delivered', 'On time', 'Rate', 'Median days', '90th pct. days']} rows={months.map((m, i) => {
