@@ -1,4 +1,5 @@
 import type { Doc } from '../document.js';
+import { money, type MoneyDocData } from './money.js';
 import { sample, type SampleData } from './sample.js';
 
 /**
@@ -8,8 +9,9 @@ import { sample, type SampleData } from './sample.js';
  */
 export const layouts = {
   sample,
+  money,
 } satisfies Record<string, (doc: Doc, data: never) => void>;
 
 export type LayoutName = keyof typeof layouts;
 export type LayoutData<L extends LayoutName> = Parameters<(typeof layouts)[L]>[1];
-export type { SampleData };
+export type { MoneyDocData, SampleData };
