@@ -25,6 +25,7 @@ import { documentRoutes } from './http/routes/documents.js';
 import { fileRoutes } from './http/routes/files.js';
 import { healthRoutes } from './http/routes/health.js';
 import { metricsRoutes } from './http/routes/metrics.js';
+import { moneyRoutes } from './http/routes/money.js';
 import { projectRoutes } from './http/routes/projects.js';
 import { realtimeRoutes } from './http/routes/realtime.js';
 import { resumableRoutes } from './http/routes/resumable.js';
@@ -158,7 +159,7 @@ export async function buildApp(deps: Deps, options: { streams: StreamHub; webRoo
     if (!route.schema || route.schema.security !== undefined) return;
     route.schema.security = guarded ? [{ session: [] }, { bearerAuth: [] }] : [];
   });
-  for (const routes of [authRoutes, accountRoutes, apiTokenRoutes, teamRoutes, customerRoutes, uploadRoutes, projectRoutes, commentRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes, webhookRoutes, reportRoutes]) {
+  for (const routes of [authRoutes, accountRoutes, apiTokenRoutes, teamRoutes, customerRoutes, uploadRoutes, projectRoutes, commentRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes, webhookRoutes, moneyRoutes, reportRoutes]) {
     await app.register(routes, context);
   }
   await app.register(webRoutes(options.webRoot));

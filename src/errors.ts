@@ -102,6 +102,11 @@ export const errors = {
   voidWindowPassed: error(403, 'The uploader can withdraw a document only within 24 hours of uploading it; ask an admin'),
   alreadyVoided: error(409, 'This document has already been withdrawn'),
   invalidTransition: (action: string, state: string) => new AppError(409, `Cannot ${action} a project that is ${state}`),
+  // money documents (interface.md, additions of 2026-11-27)
+  linesNeedPrices: error(409, 'Every line needs a price and a GST rate'),
+  projectHasNoCustomer: error(409, 'The project has no customer'),
+  shopGstinNotSet: error(409, "The shop's GSTIN is not set"),
+  invoiceExists: (number: string) => new AppError(409, `This project already has invoice ${number}`),
 };
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

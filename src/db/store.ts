@@ -18,6 +18,8 @@ import { resumableUploadsRepo } from './resumable-uploads.js';
 import { secretsRepo } from './secrets.js';
 import { sessionsRepo } from './sessions.js';
 import { statsRepo } from './stats.js';
+import { invoicesRepo } from './invoices.js';
+import { shopSettingsRepo } from './shop-settings.js';
 import { storageNamesRepo } from './storage-names.js';
 import { uploadLocksRepo } from './upload-locks.js';
 import { usersRepo } from './users.js';
@@ -164,6 +166,8 @@ function repositories({ db, dialect }: Database, batch?: BatchOptions) {
     comments: () => commentsRepo(db),
     webhooks: () => (batch ? readOnce(webhooksRepo(db, dialect), 'listening') : webhooksRepo(db, dialect)),
     webhookDeliveries: () => webhookDeliveriesRepo(db, dialect),
+    shopSettings: () => shopSettingsRepo(db),
+    invoices: () => invoicesRepo(db, dialect),
   });
 }
 

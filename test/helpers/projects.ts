@@ -20,6 +20,7 @@ export const PROJECT_KEYS = [
   'description',
   'dueDate',
   'id',
+  'invoice',
   'items',
   'name',
   'overdue',
@@ -30,6 +31,7 @@ export const PROJECT_KEYS = [
   'pocName',
   'reference',
   'status',
+  'totals',
   'updatedAt',
 ];
 
