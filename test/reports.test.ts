@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client, Response, TestService } from './helpers/service.js';
 import { startTestService } from './helpers/service.js';
+import { gstinCheckCharacter } from '../src/domain/gstin.js';
 
 /** An instant given as IST wall-clock time ("2026-01-15 23:59"), as the ISO UTC string tables hold. */
 const ist = (local: string) => new Date(`${local.replace(' ', 'T')}:00+05:30`).toISOString();
@@ -185,5 +186,35 @@ describe('reports: every figure against a crafted set', () => {
     const outstanding = await download('report=outstanding&from=2026-01-01&to=2026-03-31');
     assert.equal(outstanding.status, 200);
     assert.equal(outstanding.text, '\uFEFFcustomer,balance,oldestDays\r\nBrill Stationers,3000.00,120\r\nAcme Prints,400.00,44\r\n,200.00,11\r\n');
+  });
+
+  test('invoiced: the totals of the tax invoices dated in each month; a withdrawn one is left out, its reissue counted', async () => {
+    const shopGstin = '29AAGCB7383J1Z' + gstinCheckCharacter('29AAGCB7383J1Z')!;
+    await ok(admin.patch('/api/settings/shop', { name: 'Sharma Printers', gstin: shopGstin }));
+    // 10 × 10.00 at 18 %, the customer without a state: CGST 9.00 + SGST 9.00, total 118.00 (11,800 paise).
+    const invoiceable = async (name: string) => {
+      const { id } = await ok(admin.post('/api/projects', { name, customerId: customers.acme, items: [{ description: 'Cards', quantity: 10, unitPrice: 1_000, gstRate: 18 }] }), 201);
+      await ok(admin.post(`/api/projects/${id}/approve`, {}));
+      await ok(admin.post(`/api/projects/${id}/submit-pi`, { number: `PI-${name}`, amount: 11_800 }));
+      await ok(admin.post(`/api/projects/${id}/verify-pi`, {}));
+      for (const action of ['start-printing', 'dispatch']) await ok(admin.post(`/api/projects/${id}/${action}`, {}));
+      return id as string;
+    };
+    const february = await invoiceable('Invoiced in February');
+    const march = await invoiceable('Invoiced in March');
+    const feb = await ok(admin.post(`/api/projects/${february}/invoice`, { invoiceDate: '2026-02-10' }), 201);
+    assert.equal(feb.total, 11_800);
+    const withdrawn = await ok(admin.post(`/api/projects/${march}/invoice`, { invoiceDate: '2026-03-05' }), 201);
+    await ok(admin.post(`/api/projects/${march}/files/${withdrawn.file.id}/void`, { reason: 'Wrong date' }));
+    const before = await ok(admin.get('/api/reports?from=2026-01-01&to=2026-03-31'));
+    assert.deepEqual(before.byMonth.map((m: { invoiced: number }) => m.invoiced), [0, 11_800, 0]);
+    await ok(admin.post(`/api/projects/${march}/invoice`, { invoiceDate: '2026-03-06' }), 201);
+    const report = await ok(admin.get('/api/reports?from=2026-01-01&to=2026-03-31'));
+    assert.deepEqual(report.byMonth.map((m: { invoiced: number }) => m.invoiced), [0, 11_800, 11_800]);
+    // The other figures are as before: these projects were created and verified after the range.
+    assert.deepEqual(report.onTime, { delivered: 5, withDueDate: 4, onTime: 3, rate: 0.75 });
+    assert.equal(report.outstanding.length, 3);
+    const csv = await admin.get('/api/reports.csv?report=byMonth&from=2026-02-01&to=2026-03-31');
+    assert.equal(csv.text, 'month,created,delivered,invoiced,received\r\n2026-02,2,1,118.00,600.00\r\n2026-03,2,1,118.00,100.00\r\n');
   });
 });

@@ -97,12 +97,21 @@ export function reportsRepo(db: DB) {
     },
 
     /**
-     * Tax invoices dated from `from` through `to`, not withdrawn, in the currency, their totals
-     * summed by month. The invoices table comes with the money documents (issue 37, branch money);
-     * until it is merged here there is nothing to sum.
+     * Tax invoices dated from `from` through `to` in the currency whose document is not withdrawn
+     * (voided), their totals summed by month (the invoice's date is a day in TIMEZONE already).
      */
-    async invoicedByMonth(_from: string, _to: string, _currency: string): Promise<Map<string, bigint>> {
-      return new Map();
+    async invoicedByMonth(from: string, to: string, currency: string): Promise<Map<string, bigint>> {
+      const rows = await db
+        .selectFrom('invoices')
+        .leftJoin('file_uploads', 'file_uploads.id', 'invoices.file_id')
+        .select([sql<string>`substr(invoices.invoice_date, 1, 7)`.as('month'), sql<string>`cast(sum(invoices.total) as text)`.as('amount')])
+        .where('invoices.invoice_date', '>=', from)
+        .where('invoices.invoice_date', '<=', to)
+        .where('invoices.currency', '=', currency)
+        .where('file_uploads.voided_at', 'is', null)
+        .groupBy(sql`substr(invoices.invoice_date, 1, 7)`)
+        .execute();
+      return new Map(rows.map((r) => [r.month, BigInt(r.amount)]));
     },
 
     /**
