@@ -115,17 +115,32 @@ function offsetAt(ms: number, timeZone: string): number {
  * instant's day by binary search. Instants outside are answered through Intl, as they are rare.
  */
 export class DayTable {
-  readonly #days: string[] = [];
-  readonly #starts: number[] = [];
+  #days: string[] = [];
+  #starts: number[] = [];
 
   constructor(
     first: string,
     last: string,
     readonly timeZone: string,
   ) {
-    for (let day = first; day <= addDays(last, 1); day = addDays(day, 1)) {
-      this.#days.push(day);
-      this.#starts.push(dayStart(day, timeZone));
+    this.#cover(first, addDays(last, 1));
+  }
+
+  /** Adds the days from `first` through `last` (a run next to or overlapping the table's) with their starts. */
+  #cover(first: string, last: string): void {
+    const days: string[] = [];
+    const starts: number[] = [];
+    for (let day = first; day <= last; day = addDays(day, 1)) {
+      if (this.#days.length && day >= this.#days[0]! && day <= this.#days[this.#days.length - 1]!) continue;
+      days.push(day);
+      starts.push(dayStart(day, this.timeZone));
+    }
+    if (!this.#days.length || (days.length && days[0]! > this.#days[0]!)) {
+      this.#days = this.#days.concat(days);
+      this.#starts = this.#starts.concat(starts);
+    } else {
+      this.#days = days.concat(this.#days);
+      this.#starts = starts.concat(this.#starts);
     }
   }
 
@@ -135,11 +150,16 @@ export class DayTable {
     return i >= 0 ? this.#starts[i]! : dayStart(day, this.timeZone);
   }
 
-  /** The day of an instant (an ISO string). */
+  /**
+   * The day of an instant (an ISO string). An instant outside the table grows it to its day (one
+   * zone lookup per day added, not per row: rows before the range, such as the creation of a
+   * project delivered in it, are many).
+   */
   dayOf(iso: string): string {
     const ms = Date.parse(iso);
+    if (ms < this.#starts[0]!) this.#cover(todayIn(this.timeZone, new Date(ms)), this.#days[0]!);
+    else if (ms >= this.#starts[this.#starts.length - 1]!) this.#cover(this.#days[this.#days.length - 1]!, addDays(todayIn(this.timeZone, new Date(ms)), 1));
     const starts = this.#starts;
-    if (!starts.length || ms < starts[0]! || ms >= starts[starts.length - 1]!) return todayIn(this.timeZone, new Date(ms));
     let lo = 0;
     let hi = starts.length - 1;
     // The last start at or before ms: starts[lo] <= ms < starts[hi].
