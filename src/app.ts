@@ -25,6 +25,7 @@ import { documentRoutes } from './http/routes/documents.js';
 import { fileRoutes } from './http/routes/files.js';
 import { healthRoutes } from './http/routes/health.js';
 import { metricsRoutes } from './http/routes/metrics.js';
+import { moneyRoutes } from './http/routes/money.js';
 import { projectRoutes } from './http/routes/projects.js';
 import { proofRoutes } from './http/routes/proofs.js';
 import { boardRoutes } from './http/routes/board.js';
@@ -37,6 +38,7 @@ import { webRoutes } from './http/routes/web.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { knownFieldsHook } from './http/known-fields.js';
 import { finishOpenApi } from './http/openapi.js';
+import { reportRoutes } from './http/routes/reports.js';
 import { ErrorBody } from './http/schemas.js';
 import { sessionHooks } from './http/session.js';
 import type { StreamHub } from './realtime/streams.js';
@@ -174,7 +176,7 @@ export async function buildApp(deps: Deps, options: { streams: StreamHub; webRoo
     const hook = knownFieldsHook(route);
     if (hook) route.preValidation = [...[route.preValidation ?? []].flat(), hook];
   });
-  for (const routes of [authRoutes, accountRoutes, apiTokenRoutes, teamRoutes, customerRoutes, uploadRoutes, projectRoutes, floorRoutes, commentRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes, webhookRoutes, proofRoutes, boardRoutes]) {
+  for (const routes of [authRoutes, accountRoutes, apiTokenRoutes, teamRoutes, customerRoutes, uploadRoutes, projectRoutes, floorRoutes, commentRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes, webhookRoutes, proofRoutes, boardRoutes, moneyRoutes, reportRoutes]) {
     await app.register(routes, context);
   }
   await app.register(webRoutes(options.webRoot));

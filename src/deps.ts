@@ -6,6 +6,7 @@ import type { Log } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { MailDispatcher } from './mail/dispatcher.js';
 import type { RealtimeBroker } from './realtime/index.js';
+import type { PdfRenderer } from './pdf/index.js';
 import type { Previews } from './previews/index.js';
 import type { FileStorage } from './storage/index.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
@@ -32,6 +33,8 @@ export interface Deps {
   clock: Clock;
   /** Document previews: the disk cache and the rendering processes (started on the first preview asked for). */
   previews: Previews;
+  /** The service's own PDFs (job ticket, PI, tax invoice): drawn in worker threads (src/pdf), started on first use. */
+  pdf: PdfRenderer;
 }
 
 /** The current instant. Only the date-dependent rules read it (through todayOf); stored timestamps use nowIso. */

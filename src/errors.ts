@@ -107,6 +107,11 @@ export const errors = {
   alreadyVoided: error(409, 'This document has already been withdrawn'),
   invalidTransition: (action: string, state: string) => new AppError(409, `Cannot ${action} a project that is ${state}`),
   onHold: (reason: string) => new AppError(409, `The project is on hold: ${reason}`),
+  // money documents (interface.md, additions of 2026-11-27)
+  linesNeedPrices: error(409, 'Every line needs a price and a GST rate'),
+  projectHasNoCustomer: error(409, 'The project has no customer'),
+  shopGstinNotSet: error(409, "The shop's GSTIN is not set"),
+  invoiceExists: (number: string) => new AppError(409, `This project already has invoice ${number}`),
 };
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

@@ -13,6 +13,7 @@ import { MailDispatcher } from './mail/dispatcher.js';
 import { createMailTransport } from './mail/index.js';
 import { createRealtime } from './realtime/index.js';
 import { StreamHub } from './realtime/streams.js';
+import { PdfRenderer } from './pdf/index.js';
 import { Previews } from './previews/index.js';
 import { createStorage } from './storage/index.js';
 import type { ReconcileReport } from './storage/reconcile.js';
@@ -39,7 +40,7 @@ export async function openDeps(config: Config, log: Log): Promise<Deps> {
     metrics?.watchWebhooks(() => store.webhookDeliveries.stats());
     metrics?.watchGroupCommit(store.groupCommits);
     const webhooks = new WebhookDispatcher(store, config, log.child({ component: 'webhooks' }));
-    const deps: Deps = { config, log, database, store, storage, realtime, mail, webhooks, metrics, clock: systemClock, previews };
+    const deps: Deps = { config, log, database, store, storage, realtime, mail, webhooks, metrics, clock: systemClock, previews, pdf: new PdfRenderer() };
     if (config.admin) await ensureAdmin(deps, config.admin);
     return deps;
   } catch (err) {
@@ -55,8 +56,9 @@ function emptyDirectory(dir: string): void {
 }
 
 /** Releases what openDeps opened; a failed start-up must not leave connections keeping the process alive. */
-async function closeDeps(deps: { database: Deps['database']; realtime?: Deps['realtime']; mail?: Deps['mail']; previews?: Deps['previews'] }): Promise<void> {
+async function closeDeps(deps: { database: Deps['database']; realtime?: Deps['realtime']; mail?: Deps['mail']; previews?: Deps['previews']; pdf?: Deps['pdf'] }): Promise<void> {
   deps.previews?.close();
+  deps.pdf?.close();
   await deps.mail?.transport.close().catch(() => {});
   await deps.realtime?.close().catch(() => {});
   await deps.database.destroy();

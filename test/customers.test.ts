@@ -33,7 +33,7 @@ async function createCustomer(who: Someone, body: Record<string, unknown> = {}):
   return res.body;
 }
 
-const CUSTOMER_KEYS = ['active', 'billingAddress', 'createdAt', 'email', 'gstin', 'id', 'name', 'phone', 'updatedAt'];
+const CUSTOMER_KEYS = ['active', 'billingAddress', 'createdAt', 'email', 'gstin', 'id', 'name', 'phone', 'stateCode', 'updatedAt'];
 const count = async () => Number((await svc.deps.database.db.selectFrom('customers').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
 describe('POST /api/customers', () => {

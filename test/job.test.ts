@@ -30,8 +30,9 @@ const NOT_FOUND = { error: 'Project not found' };
 const FORBIDDEN = { error: 'Forbidden' };
 const UNAUTHORIZED = { error: 'Unauthorized' };
 
-const LEAFLETS = { description: 'Leaflet A5', quantity: 5000, unit: 'pcs', size: 'A5', stock: '130 gsm gloss art', colours: '4/4', finishing: 'none', notes: null };
-const POSTERS = { description: 'Poster A2', quantity: 200, unit: 'sheets', size: 'A2', stock: '170 gsm silk', colours: '4/0', finishing: 'matt lamination', notes: 'roll, do not fold' };
+const UNPRICED = { unitPrice: null, hsnSac: null, gstRate: null };
+const LEAFLETS = { description: 'Leaflet A5', quantity: 5000, unit: 'pcs', size: 'A5', stock: '130 gsm gloss art', colours: '4/4', finishing: 'none', notes: null, ...UNPRICED };
+const POSTERS = { description: 'Poster A2', quantity: 200, unit: 'sheets', size: 'A2', stock: '170 gsm silk', colours: '4/0', finishing: 'matt lamination', notes: 'roll, do not fold', ...UNPRICED };
 
 const ids = (res: Response): string[] => res.body.items.map((p: { id: string }) => p.id);
 const without = <T extends Record<string, unknown>>(lines: T[]) => lines.map(({ id: _id, ...rest }) => rest);
@@ -65,7 +66,7 @@ describe('the job on POST /api/projects', () => {
     assert.notEqual(p.items[0].id, p.items[1].id);
     assert.deepEqual(without(p.items), [
       LEAFLETS,
-      { description: 'Envelopes DL', quantity: 5000, unit: 'pcs', size: null, stock: null, colours: null, finishing: null, notes: null },
+      { description: 'Envelopes DL', quantity: 5000, unit: 'pcs', size: null, stock: null, colours: null, finishing: null, notes: null, ...UNPRICED },
     ]);
     const got = await poc.client.get(`/api/projects/${p.id}`);
     const { files: _f, payments: _p, allowedActions: _a, uploads: _u, canEditDetails: _c, ...project } = got.body;

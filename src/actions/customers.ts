@@ -2,7 +2,7 @@ import type { Deps } from '../deps.js';
 import { nowIso } from '../deps.js';
 import { isUniqueViolation } from '../db/index.js';
 import type { CustomerClient, CustomerFilter } from '../db/customers.js';
-import { type Customer, type CustomerFields, parseCustomer } from '../domain/customer.js';
+import { type Customer, type CustomerFields, parseCustomer, stateCodeFor } from '../domain/customer.js';
 import type { Actor } from '../domain/model.js';
 import { AppError, errors } from '../errors.js';
 import { newId } from '../ids.js';
@@ -15,6 +15,7 @@ export interface CustomerInput {
   email?: string | null;
   phone?: string | null;
   billingAddress?: string | null;
+  stateCode?: string | null;
   active?: boolean;
 }
 
@@ -56,6 +57,7 @@ export async function createCustomer(deps: Pick<Deps, 'store'>, actor: Actor, in
     email: fields.email ?? null,
     phone: fields.phone ?? null,
     billingAddress: fields.billingAddress ?? null,
+    stateCode: settled(stateCodeFor(fields.gstin ?? null, fields.stateCode)) ?? null,
     active: fields.active ?? true,
     createdAt: now,
     updatedAt: now,
@@ -81,6 +83,9 @@ export async function updateCustomer(deps: Pick<Deps, 'store'>, actor: Actor, id
       const current = await store.customers.findById(id);
       if (!current) throw errors.customerNotFound();
       if (fields.name !== undefined && (await store.customers.nameTaken(fields.name, id))) throw errors.customerNameExists();
+      const gstin = fields.gstin !== undefined ? fields.gstin : current.gstin;
+      const stateCode = settled(stateCodeFor(gstin, fields.stateCode));
+      if (stateCode !== undefined) fields.stateCode = stateCode;
       const changed = (Object.keys(fields) as (keyof CustomerFields)[]).filter((k) => fields[k] !== current[k]);
       if (!changed.length) return current;
       const updated = await store.customers.update(id, fields, now);
@@ -88,6 +93,12 @@ export async function updateCustomer(deps: Pick<Deps, 'store'>, actor: Actor, id
       return updated!;
     }),
   );
+}
+
+/** The state code's rule's answer, its refusal thrown. */
+function settled<T>(value: T | AppError): T {
+  if (value instanceof AppError) throw value;
+  return value;
 }
 
 /** Two requests naming the same new customer at once: the unique index decides, the loser gets the 409. */

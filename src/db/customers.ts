@@ -31,6 +31,7 @@ const toCustomer = (r: Selectable<CustomersTable>): Customer => ({
   email: r.email,
   phone: r.phone,
   billingAddress: r.billing_address,
+  stateCode: r.state_code ?? null,
   active: Boolean(r.active),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -69,6 +70,7 @@ export function customersRepo(db: DB) {
           email: c.email,
           phone: c.phone,
           billing_address: c.billingAddress,
+          state_code: c.stateCode ?? null,
           active: c.active,
           created_at: c.createdAt,
           updated_at: c.updatedAt,
@@ -117,6 +119,7 @@ export function customersRepo(db: DB) {
           email: f.email,
           phone: f.phone,
           billing_address: f.billingAddress,
+          state_code: f.stateCode,
           active: f.active,
           updated_at: now,
         })

@@ -28,6 +28,8 @@ import { webhookEvents } from './migrations/022_webhook_events.js';
 import { webhookFanOut } from './migrations/023_webhook_fan_out.js';
 import { proofs } from './migrations/024_proofs.js';
 import { floor } from './migrations/025_floor.js';
+import { moneyDocuments } from './migrations/026_money_documents.js';
+import { reports } from './migrations/029_reports.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -168,6 +170,8 @@ const migrations = (dialect: Dialect) => ({
   '023_webhook_fan_out': webhookFanOut(),
   '024_proofs': proofs(dialect),
   '025_floor': floor(dialect),
+  '026_money_documents': moneyDocuments(dialect),
+  '029_reports': reports(),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));

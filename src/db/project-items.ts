@@ -50,6 +50,9 @@ export function projectItemsRepo(db: DB, dialect: Dialect) {
             colours: l.colours,
             finishing: l.finishing,
             notes: l.notes,
+            unit_price: l.unitPrice ?? null,
+            hsn_sac: l.hsnSac ?? null,
+            gst_rate: l.gstRate ?? null,
           })),
         )
         .execute();

@@ -27,7 +27,29 @@ const withNamesOf = (db: DB) =>
       'pi_submitter.name as pi_submitted_by_name',
       'holder.name as hold_by_name',
       'original.name as repeat_of_name',
-    ]);
+    ])
+    // Money documents (migration 026): what the totals need (the two states) and the latest tax invoice.
+    .select((eb) => {
+      const latest = (column: 'number' | 'invoice_date' | 'total' | 'file_id') =>
+        eb.selectFrom('invoices').select(`invoices.${column}`).whereRef('invoices.project_id', '=', 'projects.id').orderBy('invoices.created_at', 'desc').orderBy('invoices.sequence', 'desc').limit(1);
+      return [
+        'customer.state_code as customer_state_code',
+        eb.selectFrom('shop_settings').select('shop_settings.gstin').where('shop_settings.id', '=', 'shop').as('shop_gstin'),
+        latest('number').as('invoice_number'),
+        latest('invoice_date').as('invoice_date'),
+        latest('total').as('invoice_total'),
+        latest('file_id').as('invoice_file_id'),
+        eb
+          .selectFrom('invoices')
+          .innerJoin('file_uploads', 'file_uploads.id', 'invoices.file_id')
+          .select(sql<boolean>`file_uploads.voided_at is not null`.as('v'))
+          .whereRef('invoices.project_id', '=', 'projects.id')
+          .orderBy('invoices.created_at', 'desc')
+          .orderBy('invoices.sequence', 'desc')
+          .limit(1)
+          .as('invoice_voided'),
+      ];
+    });
 
 /** The project every upload reads, and the one with its names every change's webhook event and every project page reads: compiled once (reusable.ts). */
 const hot = {

@@ -70,6 +70,15 @@ export type ProjectRowWithNames = Selectable<ProjectsTable> & {
   customer_name: string | null;
   hold_by_name: string | null;
   repeat_of_name: string | null;
+  // Money documents (migration 026): read with every project, see db/projects.ts withNamesOf.
+  customer_state_code?: string | null;
+  shop_gstin?: string | null;
+  // One subquery shape reads the four: each typed as any of their column types.
+  invoice_number?: string | number | null;
+  invoice_date?: string | number | null;
+  invoice_total?: number | string | null;
+  invoice_file_id?: string | number | null;
+  invoice_voided?: number | boolean | null;
 };
 
 /** A project as answers show it, with the lines and the sum of payments its repository reads beside it. */
@@ -100,6 +109,12 @@ export const toProjectWithNames = (r: ProjectRowWithNames, items: JobItem[], pai
           }
         : null,
     paid,
+    customerStateCode: r.customer_state_code ?? null,
+    shopStateCode: r.shop_gstin ? r.shop_gstin.slice(0, 2) : null,
+    invoice:
+      r.invoice_number && r.invoice_date && r.invoice_file_id
+        ? { number: String(r.invoice_number), date: String(r.invoice_date), total: Number(r.invoice_total), fileId: String(r.invoice_file_id), voided: Boolean(r.invoice_voided) }
+        : null,
   };
 };
 
@@ -125,6 +140,9 @@ export const toJobItem = (r: Selectable<ProjectItemsTable>): JobItem => ({
   colours: r.colours,
   finishing: r.finishing,
   notes: r.notes,
+  unitPrice: r.unit_price === null ? null : Number(r.unit_price),
+  hsnSac: r.hsn_sac,
+  gstRate: r.gst_rate === null ? null : Number(r.gst_rate),
 });
 
 export const toFileUpload = (r: Selectable<FileUploadsTable>): FileUpload => ({

@@ -29,6 +29,9 @@ export interface Tables {
   webhook_events: WebhookEventsTable;
   proofs: ProofsTable;
   proof_links: ProofLinksTable;
+  shop_settings: ShopSettingsTable;
+  invoice_counters: InvoiceCountersTable;
+  invoices: InvoicesTable;
 }
 
 /** SQLite answers 0/1 and PostgreSQL true/false; the data layer maps both to boolean. */
@@ -131,6 +134,9 @@ export interface ProjectItemsTable {
   colours: string | null;
   finishing: string | null;
   notes: string | null;
+  unit_price: ColumnType<number | null, number | null | undefined, number | null>;
+  hsn_sac: ColumnType<string | null, string | null | undefined, string | null>;
+  gst_rate: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface FileUploadsTable {
@@ -305,6 +311,7 @@ export interface CustomersTable {
   email: string | null;
   phone: string | null;
   billing_address: string | null;
+  state_code: ColumnType<string | null, string | null | undefined, string | null>;
   active: Bool;
   created_at: string;
   updated_at: string;
@@ -404,4 +411,46 @@ export interface ProofLinksTable {
   created_by_id: string;
   created_at: string;
   expires_at: string;
+}
+
+/** What the shop's documents print (migration 026): one row, id 'shop'. */
+export interface ShopSettingsTable {
+  id: string;
+  name: string | null;
+  address: string | null;
+  gstin: string | null;
+  phone: string | null;
+  email: string | null;
+  bank_details: string | null;
+  invoice_prefix: string;
+  updated_at: string | null;
+}
+
+/** The last invoice sequence issued in each financial year (migration 026). */
+export interface InvoiceCountersTable {
+  financial_year: string;
+  last_sequence: number;
+}
+
+/** Every tax invoice issued, with its figures as issued (migration 026). */
+export interface InvoicesTable {
+  id: string;
+  number: string;
+  financial_year: string;
+  sequence: number;
+  invoice_date: string;
+  project_id: string;
+  customer_id: string | null;
+  customer_name: string;
+  customer_gstin: string | null;
+  state_code: string | null;
+  taxable: number;
+  cgst: number;
+  sgst: number;
+  igst: number;
+  total: number;
+  currency: string;
+  file_id: string;
+  issued_by_id: string;
+  created_at: string;
 }

@@ -14,10 +14,13 @@ import { emailOptoutsRepo, outboxRepo, passwordResetsRepo } from './mail.js';
 import { paymentsRepo } from './payments.js';
 import { projectItemsRepo } from './project-items.js';
 import { projectsRepo } from './projects.js';
+import { reportsRepo } from './reports.js';
 import { resumableUploadsRepo } from './resumable-uploads.js';
 import { secretsRepo } from './secrets.js';
 import { sessionsRepo } from './sessions.js';
 import { statsRepo } from './stats.js';
+import { invoicesRepo } from './invoices.js';
+import { shopSettingsRepo } from './shop-settings.js';
 import { storageNamesRepo } from './storage-names.js';
 import { uploadLocksRepo } from './upload-locks.js';
 import { usersRepo } from './users.js';
@@ -154,6 +157,7 @@ function repositories({ db, dialect }: Database, batch?: BatchOptions) {
     loginFailures: () => loginFailuresRepo(db),
     secrets: () => secretsRepo(db),
     stats: () => statsRepo(db),
+    reports: () => reportsRepo(db),
     // A batch reads once what its units would each read again: nothing they write changes it.
     outbox: () => (batch ? readOnce(outboxRepo(db, dialect), 'recipients') : outboxRepo(db, dialect)),
     emailOptouts: () => emailOptoutsRepo(db),
@@ -164,6 +168,8 @@ function repositories({ db, dialect }: Database, batch?: BatchOptions) {
     proofs: () => proofsRepo(db, dialect),
     webhooks: () => (batch ? readOnce(webhooksRepo(db, dialect), 'listening') : webhooksRepo(db, dialect)),
     webhookDeliveries: () => webhookDeliveriesRepo(db, dialect),
+    shopSettings: () => shopSettingsRepo(db),
+    invoices: () => invoicesRepo(db, dialect),
   });
 }
 

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError, errors } from '../errors.js';
 import { gstinProblem, normalizeGstin } from './gstin.js';
 import { emailRefusal, textRefusal } from './limits.js';
 
@@ -10,13 +10,15 @@ export interface Customer {
   email: string | null;
   phone: string | null;
   billingAddress: string | null;
+  /** The GST state code (two digits): the GSTIN's first two when there is one. */
+  stateCode?: string | null;
   active: boolean;
   createdAt: string;
   updatedAt: string;
 }
 
 /** The fields a request may set; `active` is checked by role in the action. */
-export type CustomerFields = Partial<Pick<Customer, 'name' | 'gstin' | 'email' | 'phone' | 'billingAddress' | 'active'>>;
+export type CustomerFields = Partial<Pick<Customer, 'name' | 'gstin' | 'email' | 'phone' | 'billingAddress' | 'stateCode' | 'active'>>;
 
 /** The duplicate rule's key: trimmed, inner spaces collapsed, case-folded (so "Acme  Prints" and "acme prints" are one name). */
 export const nameKey = (name: string): string => name.trim().replace(/\s+/gu, ' ').normalize('NFC').toLowerCase();
@@ -29,7 +31,7 @@ const optional = (v: string | null | undefined): string | null | undefined => (v
  * the optional ones), checked and made canonical (trimmed; the GSTIN upper-cased), or the refusal.
  */
 export function parseCustomer(
-  input: { name?: string; gstin?: string | null; email?: string | null; phone?: string | null; billingAddress?: string | null; active?: boolean },
+  input: { name?: string; gstin?: string | null; email?: string | null; phone?: string | null; billingAddress?: string | null; stateCode?: string | null; active?: boolean },
   creating: boolean,
 ): CustomerFields | AppError {
   const refusal =
@@ -58,6 +60,21 @@ export function parseCustomer(
     if (problem) return new AppError(400, 'GSTIN check character does not match: please check the number');
     fields.gstin = canonical;
   } else if (gstin !== undefined) fields.gstin = null;
+  if (input.stateCode !== undefined) {
+    if (input.stateCode !== null && !/^\d{2}$/.test(input.stateCode)) return errors.invalidField('stateCode', 'must be two digits, the GST state code');
+    fields.stateCode = input.stateCode;
+  }
   if (input.active !== undefined) fields.active = input.active;
   return fields;
+}
+
+/**
+ * A customer's state with a GSTIN is the GSTIN's first two digits: filled in when not sent, refused
+ * (400) when another is sent. `gstin` and `stateCode` are what the customer will have (sent, else kept).
+ */
+export function stateCodeFor(gstin: string | null, stateCode: string | null | undefined): string | null | undefined | AppError {
+  if (!gstin) return stateCode;
+  const state = gstin.slice(0, 2);
+  if (stateCode !== undefined && stateCode !== state) return errors.invalidField('stateCode', `must be ${state}, the GSTIN's state code`);
+  return state;
 }

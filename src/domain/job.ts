@@ -1,5 +1,6 @@
 import { AppError, errors } from '../errors.js';
 import { isCalendarDate } from './due.js';
+import { GST_RATES, MAX_LINE_TAXABLE } from './gst.js';
 import { ITEMS, ITEM_MAX_LENGTH, type ItemTextField, MAX_LENGTH } from './limits.js';
 import type { JobDetails, JobItem } from './model.js';
 
@@ -18,6 +19,9 @@ export type JobField = (typeof JOB_FIELDS)[number];
 /** A line's fields as sent, besides its optional `id`. */
 export const ITEM_FIELDS = ['description', 'quantity', 'unit', 'size', 'stock', 'colours', 'finishing', 'notes'] as const;
 
+/** A line's prices (interface.md, "Money documents"), each optional. */
+export const PRICE_FIELDS = ['unitPrice', 'hsnSac', 'gstRate'] as const;
+
 /** A line as sent: with the `id` of one of the project's lines it is that line, kept; without, a new line. */
 export type LineDraft = Omit<JobItem, 'id'> & { id?: string };
 
@@ -27,7 +31,7 @@ export interface JobChange extends Partial<JobDetails> {
 }
 
 const OPTIONAL_TEXT = ['size', 'stock', 'colours', 'finishing', 'notes'] as const satisfies readonly ItemTextField[];
-const LINE_KEYS: ReadonlySet<string> = new Set(['id', ...ITEM_FIELDS]);
+const LINE_KEYS: ReadonlySet<string> = new Set(['id', ...ITEM_FIELDS, ...PRICE_FIELDS]);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const length = (s: string) => [...s].length;
@@ -74,7 +78,33 @@ function parseLine(at: number, value: unknown): LineDraft | AppError {
     if (text instanceof AppError) return text;
     line[name] = text;
   }
+
+  // The prices are answered only when sent (absent and null both store null: lines are sent whole).
+  if (value.unitPrice !== undefined || value.hsnSac !== undefined || value.gstRate !== undefined) {
+    const prices = parsePrices(field, quantity, value);
+    if (prices instanceof AppError) return prices;
+    Object.assign(line, prices);
+  }
   return line as LineDraft;
+}
+
+/** A line's prices as sent (null or absent: none), checked. */
+function parsePrices(field: (name: string) => string, quantity: number, value: Record<string, unknown>): Pick<JobItem, 'unitPrice' | 'hsnSac' | 'gstRate'> | AppError {
+  const line: Pick<JobItem, 'unitPrice' | 'hsnSac' | 'gstRate'> = {};
+  const unitPrice = value.unitPrice ?? null;
+  if (unitPrice !== null) {
+    if (typeof unitPrice !== 'number' || !Number.isInteger(unitPrice)) return errors.invalidField(field('unitPrice'), "must be a whole number of the currency's minor units (paise for INR)");
+    if (unitPrice < 0) return errors.invalidField(field('unitPrice'), 'must be at least 0');
+    if (quantity * unitPrice > MAX_LINE_TAXABLE) return errors.invalidField(field('unitPrice'), `times the quantity must be at most ${MAX_LINE_TAXABLE}`);
+  }
+  line.unitPrice = unitPrice;
+  const hsnSac = value.hsnSac ?? null;
+  if (hsnSac !== null && (typeof hsnSac !== 'string' || !/^\d{4,8}$/.test(hsnSac))) return errors.invalidField(field('hsnSac'), 'must be 4 to 8 digits');
+  line.hsnSac = hsnSac;
+  const gstRate = value.gstRate ?? null;
+  if (gstRate !== null && !(GST_RATES as readonly unknown[]).includes(gstRate)) return errors.invalidField(field('gstRate'), `must be one of ${GST_RATES.join(', ')}`);
+  line.gstRate = gstRate as number | null;
+  return line;
 }
 
 /** The job's fields present in a request body, each checked; the first refusal (400 naming the field) otherwise. */
@@ -139,7 +169,7 @@ export interface LinesChange {
   reordered: boolean;
 }
 
-const sameContent = (a: JobItem, b: JobItem) => ITEM_FIELDS.every((k) => a[k] === b[k]);
+const sameContent = (a: JobItem, b: JobItem) => ITEM_FIELDS.every((k) => a[k] === b[k]) && PRICE_FIELDS.every((k) => (a[k] ?? null) === (b[k] ?? null));
 
 export function diffLines(before: readonly JobItem[], after: readonly JobItem[]): LinesChange | null {
   const old = new Map(before.map((l, i) => [l.id, { line: l, at: i }]));

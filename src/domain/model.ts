@@ -107,6 +107,12 @@ export interface JobItem {
   colours: string | null;
   finishing: string | null;
   notes: string | null;
+  /** Money documents: whole minor units of the project's currency (null: not priced). */
+  unitPrice?: number | null;
+  /** HSN or SAC code, 4–8 digits, as text. */
+  hsnSac?: string | null;
+  /** One of domain/gst.ts GST_RATES. */
+  gstRate?: number | null;
 }
 
 export interface User {
@@ -188,6 +194,19 @@ export interface ProjectWithNames extends Omit<Project, 'approval' | 'hold'>, Jo
   paid: number;
   /** Its latest proof (interface.md, "Proofs"); absent in webhook events stored before proofs existed. */
   proof?: { id: string; version: number; status: 'pending' | 'approved' | 'changes-requested' | 'superseded' } | null;
+  /** Money documents (migration 026): the customer's GST state, the shop's (its GSTIN's first two digits), the latest tax invoice. Absent in webhook events stored before. */
+  customerStateCode?: string | null;
+  shopStateCode?: string | null;
+  invoice?: ProjectInvoice | null;
+}
+
+/** A project's latest tax invoice. */
+export interface ProjectInvoice {
+  number: string;
+  date: string;
+  total: number;
+  fileId: string;
+  voided: boolean;
 }
 
 export interface PiWithNames extends Pi {

@@ -78,6 +78,31 @@ export const JobItem = Type.Object({
   colours: NullableString({ description: 'e.g. 4/4, 4/0, CMYK + Pantone 286' }),
   finishing: NullableString(),
   notes: NullableString(),
+  unitPrice: Type.Union([Type.Integer(), Type.Null()], { description: "whole minor units of the project's currency (paise for INR)" }),
+  hsnSac: NullableString({ description: 'HSN or SAC code, 4–8 digits' }),
+  gstRate: Type.Union([Type.Integer(), Type.Null()], { description: 'GST rate in percent: 0, 5, 12, 18 or 28' }),
+});
+
+const figure = (what: string) => Type.Integer({ description: `${what}, in minor units` });
+
+/** A project's totals (domain/gst.ts): null unless every line has a unit price and a GST rate. */
+export const Totals = Type.Object({
+  currency: Type.String(),
+  taxable: figure('the taxable value'),
+  cgst: figure('CGST'),
+  sgst: figure('SGST'),
+  igst: figure('IGST'),
+  total: figure('taxable value plus taxes'),
+  lines: Type.Array(Type.Object({ id: Type.String(), taxable: Type.Integer(), cgst: Type.Integer(), sgst: Type.Integer(), igst: Type.Integer() })),
+});
+
+/** A project's latest tax invoice. */
+export const ProjectInvoice = Type.Object({
+  number: Type.String({ description: 'e.g. INV/2026-27/0001' }),
+  date: Type.String({ format: 'date' }),
+  total: Type.Integer(),
+  fileId: Type.String({ description: 'its INVOICE document' }),
+  voided: Type.Boolean({ description: 'the document was withdrawn: a new invoice may be issued, with the next number' }),
 });
 
 /** A job's line as sent (domain/job.ts checks the rest: blank text, lengths). */
@@ -92,6 +117,10 @@ export const JobItemInput = Type.Object(
     colours: Type.Optional(NullableString({ description: atMost(ITEM_MAX_LENGTH.colours) })),
     finishing: Type.Optional(NullableString({ description: atMost(ITEM_MAX_LENGTH.finishing) })),
     notes: Type.Optional(NullableString({ description: atMost(ITEM_MAX_LENGTH.notes) })),
+    // The domain checks these (domain/job.ts) so that the refusal names the line, as for the other fields.
+    unitPrice: Type.Optional(Type.Unknown({ description: "whole minor units of the project's currency, at least 0; null clears" })),
+    hsnSac: Type.Optional(Type.Unknown({ description: 'HSN or SAC code, 4–8 digits, as text; null clears' })),
+    gstRate: Type.Optional(Type.Unknown({ description: 'one of 0, 5, 12, 18, 28; null clears' })),
   },
   { additionalProperties: false },
 );
@@ -193,6 +222,8 @@ export const Project = Type.Object({
       { description: "the latest proof's id, version and status; null without proofs" },
     ),
   ),
+  totals: Nullable(Totals),
+  invoice: Nullable(ProjectInvoice),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -304,6 +335,7 @@ export const Customer = Type.Object({
   email: NullableString(),
   phone: NullableString(),
   billingAddress: NullableString(),
+  stateCode: NullableString({ description: "the GST state code (two digits); the GSTIN's first two when it has one" }),
   active: Type.Boolean(),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
@@ -324,6 +356,7 @@ const customerFields = {
   email: Type.Optional(NullableString({ description: `a whole address, at most ${MAX_LENGTH.email} characters` })),
   phone: Type.Optional(NullableString({ description: `at most ${MAX_LENGTH.phone} characters` })),
   billingAddress: Type.Optional(NullableString({ description: `at most ${MAX_LENGTH.billingAddress} characters` })),
+  stateCode: Type.Optional(NullableString({ description: "the GST state code, two digits; with a GSTIN it is the GSTIN's first two (filled in when not sent)" })),
   active: Type.Optional(Type.Boolean({ description: 'ADMIN only' })),
 };
 

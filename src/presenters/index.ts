@@ -6,6 +6,7 @@ import { isOverdue } from '../domain/due.js';
 import type { CustomerClient } from '../db/customers.js';
 import type { Customer } from '../domain/customer.js';
 import type { ActivityEntryWithNames, Comment, FileUpload, FileUploadWithNames, JobItem, Payment, ProjectWithNames, User } from '../domain/model.js';
+import { projectTotals } from '../domain/gst.js';
 import { balanceOf } from '../domain/pi.js';
 
 /**
@@ -53,10 +54,22 @@ export const presentJobItem = (l: JobItem) => ({
   colours: l.colours,
   finishing: l.finishing,
   notes: l.notes,
+  unitPrice: l.unitPrice ?? null,
+  hsnSac: l.hsnSac ?? null,
+  gstRate: l.gstRate ?? null,
 });
 
-/** A project; `today` (YYYY-MM-DD in the shop's time zone) decides whether it is overdue. */
-export const presentProject = (p: ProjectWithNames, today: string) => ({
+/** The project's currency (its PI's, else the CURRENCY setting) and its totals (domain/gst.ts), null unless every line is priced. */
+export const projectTotalsOf = (p: ProjectWithNames, defaultCurrency: string) =>
+  projectTotals(
+    p.items.map((l) => ({ id: l.id, quantity: l.quantity, unitPrice: l.unitPrice ?? null, gstRate: l.gstRate ?? null })),
+    p.pi?.currency ?? defaultCurrency,
+    p.shopStateCode ?? null,
+    p.customerStateCode ?? null,
+  );
+
+/** A project; `today` (YYYY-MM-DD in the shop's time zone) decides whether it is overdue; `currency` (the CURRENCY setting) is its totals' without a PI. */
+export const presentProject = (p: ProjectWithNames, today: string, currency = 'INR') => ({
   id: p.id,
   number: p.number,
   name: p.name,
@@ -94,6 +107,8 @@ export const presentProject = (p: ProjectWithNames, today: string) => ({
   hold: p.hold && { reason: p.hold.reason, since: p.hold.since, byId: p.hold.byId, byName: p.hold.byName },
   repeatOf: p.repeatOf && { id: p.repeatOf.id, name: p.repeatOf.name },
   proof: p.proof ? { id: p.proof.id, version: p.proof.version, status: p.proof.status } : null,
+  totals: projectTotalsOf(p, currency),
+  invoice: p.invoice ? { number: p.invoice.number, date: p.invoice.date, total: p.invoice.total, fileId: p.invoice.fileId, voided: p.invoice.voided } : null,
   createdAt: p.createdAt,
   updatedAt: p.updatedAt,
 });
@@ -118,6 +133,7 @@ export const presentCustomer = (c: Customer, clients?: CustomerClient[]) => ({
   email: c.email,
   phone: c.phone,
   billingAddress: c.billingAddress,
+  stateCode: c.stateCode ?? null,
   active: c.active,
   createdAt: c.createdAt,
   updatedAt: c.updatedAt,

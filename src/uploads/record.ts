@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js';
-import { SavepointBroken } from '../db/store.js';
+import { SavepointBroken, type Store } from '../db/store.js';
 import { nowIso } from '../deps.js';
 import { recordProjectActivity } from '../actions/record-activity.js';
 import { uploadedAction } from '../domain/activity.js';
@@ -22,10 +22,11 @@ export async function recordDocument(
   type: DocumentType,
   placed: PlacedDocument,
   doc: { filename: string; contentType: string; size: number; sha256: string; detectedType: string | null },
+  options: { id?: string; createdAt?: string; within?: (store: Store, record: FileUpload) => Promise<void> } = {},
 ): Promise<FileUpload> {
-  const now = nowIso();
+  const now = options.createdAt ?? nowIso();
   const record: FileUpload = {
-    id: newId(),
+    id: options.id ?? newId(),
     projectId: project.id,
     type,
     url: placed.url,
@@ -47,6 +48,8 @@ export async function recordDocument(
   try {
     await deps.store.groupCommit(async (store) => {
       recorded = false; // a unit may run twice (alone, after its batch failed to commit)
+      // A document the service makes itself (the tax invoice) writes its own rows first, in the same commit: their failure records nothing.
+      await options.within?.(store, record);
       await store.files.insert(record);
       recorded = true;
       await recordProjectActivity(store, actor, project.id, action, details, now, { concerned: { fileId: record.id } });

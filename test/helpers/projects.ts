@@ -21,6 +21,7 @@ export const PROJECT_KEYS = [
   'dueDate',
   'hold',
   'id',
+  'invoice',
   'items',
   'name',
   'number',
@@ -35,6 +36,7 @@ export const PROJECT_KEYS = [
   'repeatOf',
   'rush',
   'status',
+  'totals',
   'updatedAt',
 ];
 

@@ -17,6 +17,7 @@ import { CalendarPage } from './scenes/calendar';
 import { SignInPage } from './scenes/sign-in';
 import { TeamPage } from './scenes/team';
 import { WebhooksPage } from './scenes/webhooks';
+import { ReportsPage } from './scenes/reports/ReportsPage';
 import { type Live, LiveContext, useRealtime } from './realtime';
 import { SESSION_KEY, SessionContext, endSession, fetchSession, useUser } from './session';
 
@@ -67,6 +68,7 @@ export function App() {
           <Route path="/customers" component={CustomersPage} />
           <Route path="/team" component={TeamPage} />
           <Route path="/webhooks" component={WebhooksPage} />
+          <Route path="/reports" component={ReportsPage} />
           <Route path="/account" component={AccountPage} />
           <Route component={NotFoundPage} />
         </Switch>
@@ -116,6 +118,7 @@ function Header({ live }: { live: Live }) {
           {user.role !== 'CLIENT' && <NavLink href="/customers">Customers</NavLink>}
           {user.role === 'ADMIN' && <NavLink href="/team">Team</NavLink>}
           {user.role === 'ADMIN' && <NavLink href="/webhooks">Webhooks</NavLink>}
+          {user.role === 'ADMIN' && <NavLink href="/reports">Reports</NavLink>}
           <NavLink href="/account">My account</NavLink>
         </nav>
         <div className="account">

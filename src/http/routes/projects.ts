@@ -71,7 +71,7 @@ const filterOf = (query: Static<TObject<typeof LIST_FILTERS>>) => ({
 /** Projects (interface.md) and their lifecycle actions (domain/project-lifecycle.ts). */
 export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
   /** A project as answered: `overdue` against today in the shop's time zone. */
-  const present = (p: Parameters<typeof presentProject>[0]) => presentProject(p, todayOf(deps));
+  const present = (p: Parameters<typeof presentProject>[0]) => presentProject(p, todayOf(deps), deps.config.currency);
 
   app.post(
     '/api/projects',
@@ -108,7 +108,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
     async (req) => {
       const result = await listProjects(deps, actorOf(req), { ...filterOf(req.query), limit: req.query.limit ?? 50, cursor: req.query.cursor });
       const today = todayOf(deps);
-      return { items: result.items.map((p) => presentProject(p, today)), nextCursor: result.nextCursor };
+      return { items: result.items.map((p) => presentProject(p, today, deps.config.currency)), nextCursor: result.nextCursor };
     },
   );
 

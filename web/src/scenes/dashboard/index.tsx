@@ -4,6 +4,7 @@ import { DOCUMENT_TYPES, ROLES, type Stats, api } from '../../api';
 import { ActivityList, PageTitle, QueryError, StatusBadge } from '../../components';
 import { DOCUMENT_SHORT_LABELS, ROLE_LABELS, STAGES, STAGE_LABELS, type Stage, formatDate, formatDay, formatMoney, formatNumber, personName } from '../../format';
 import { OverdueBadge } from '../../components/job-fields';
+import { ReportHeadline } from '../reports/Headline';
 import { useUser } from '../../session';
 
 function Tile({ label, value, href, testId, alert = false }: { label: string; value: number; href?: string; testId: string; alert?: boolean }) {
@@ -56,6 +57,7 @@ export function DashboardPage() {
           </p>
         </div>
       )}
+      {isAdmin && <ReportHeadline />}
       {!stats.data && <QueryError query={stats} what="The figures" />}
       {stats.isPending && <p className="muted">Loading figures…</p>}
       {waiting.data && waiting.data.items.length > 0 && (

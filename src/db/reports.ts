@@ -1,0 +1,159 @@
+import { type SqlBool, sql } from 'kysely';
+import type { Delivery } from '../domain/reports.js';
+import type { DB } from './index.js';
+import { type Scope, visibleTo } from './visibility.js';
+
+/*
+ * The reports' reads (interface.md, Reports): a handful of aggregate queries whatever the number of
+ * projects, none per project. Instants are compared with the ISO strings of the zone's day starts
+ * (domain/reports.ts, DayTable), so the databases never need to know the zone. The activity
+ * conditions are written with literals, the partial indexes' own (migration 029), word for word:
+ * SQLite uses a partial index only for a query whose condition it can see implies the index's.
+ */
+export const DELIVERED_ENTRY = sql<SqlBool>`${sql.ref('activity_log.action')} = 'PROJECT_DELIVERED'`;
+export const PI_VERIFIED_ENTRY = sql<SqlBool>`${sql.ref('activity_log.action')} = 'PI_VERIFIED'`;
+
+/** A verified PI's balance as of the report's last day, with what the report groups it by. */
+export interface BalanceRow {
+  projectId: string;
+  customerId: string | null;
+  customerName: string | null;
+  currency: string;
+  balance: bigint;
+  verifiedAt: string;
+}
+
+export function reportsRepo(db: DB) {
+  return {
+    /**
+     * The projects delivered in [start, end) (instants): the latest deliver entry of each project
+     * now DELIVERED (one undone by an admin's correction is not a delivery).
+     */
+    async deliveries(scope: Scope, start: string, end: string): Promise<Delivery[]> {
+      const delivered = db
+        .selectFrom('activity_log')
+        .select(['activity_log.entity_id', sql<string>`max(activity_log.created_at)`.as('at')])
+        .where(DELIVERED_ENTRY)
+        .where('activity_log.created_at', '>=', start)
+        .where('activity_log.created_at', '<', end)
+        .groupBy('activity_log.entity_id')
+        .as('d');
+      const rows = await db
+        .selectFrom(delivered)
+        .innerJoin('projects', 'projects.id', 'd.entity_id')
+        .select(['projects.created_at', 'projects.due_date', 'd.at'])
+        .where('projects.status', '=', 'DELIVERED')
+        .where(visibleTo(scope))
+        .execute();
+      return rows.map((r) => ({ createdAt: r.created_at, dueDate: r.due_date, deliveredAt: new Date(r.at).toISOString() }));
+    },
+
+    /** Projects created in each period: `bounds` are the periods' starting instants then the last one's end. */
+    async createdIn(scope: Scope, bounds: readonly string[]): Promise<number[]> {
+      if (bounds.length < 2) return [];
+      const created = sql.ref('projects.created_at');
+      // The period's number, by the first bound the instant comes before: one read of the created_at index.
+      const period = sql<number>`case ${sql.join(
+        bounds.slice(1).map((b, i) => sql`when ${created} < ${b} then ${sql.lit(i)}`),
+        sql` `,
+      )} end`;
+      const rows = await db
+        .selectFrom('projects')
+        .select([period.as('period'), (eb) => eb.fn.countAll<number>().as('n')])
+        .where('projects.created_at', '>=', bounds[0]!)
+        .where('projects.created_at', '<', bounds[bounds.length - 1]!)
+        .where(visibleTo(scope))
+        .groupBy(sql`1`)
+        .execute();
+      const counts = new Array<number>(bounds.length - 1).fill(0);
+      for (const r of rows) counts[Number(r.period)] = Number(r.n);
+      return counts;
+    },
+
+    /** Payments received from `from` through `to` (dates) in the currency, summed by month ("YYYY-MM"). */
+    async receivedByMonth(from: string, to: string, currency: string): Promise<Map<string, bigint>> {
+      const rows = await db
+        .selectFrom('payments')
+        .select([sql<string>`substr(payments.received_on, 1, 7)`.as('month'), sql<string>`cast(sum(payments.amount) as text)`.as('amount')])
+        .where('payments.received_on', '>=', from)
+        .where('payments.received_on', '<=', to)
+        .where('payments.currency', '=', currency)
+        .groupBy(sql`substr(payments.received_on, 1, 7)`)
+        .execute();
+      return new Map(rows.map((r) => [r.month, BigInt(r.amount)]));
+    },
+
+    /** The projects with a payment received from `from` through `to` in a currency other than `currency`, by that currency. */
+    async otherCurrencyPayments(from: string, to: string, currency: string): Promise<{ currency: string; projectId: string }[]> {
+      const rows = await db
+        .selectFrom('payments')
+        .select(['payments.currency', 'payments.project_id'])
+        .distinct()
+        .where('payments.received_on', '>=', from)
+        .where('payments.received_on', '<=', to)
+        .where('payments.currency', '!=', currency)
+        .execute();
+      return rows.map((r) => ({ currency: r.currency, projectId: r.project_id }));
+    },
+
+    /**
+     * Tax invoices dated from `from` through `to` in the currency whose document is not withdrawn
+     * (voided), their totals summed by month (the invoice's date is a day in TIMEZONE already).
+     */
+    async invoicedByMonth(from: string, to: string, currency: string): Promise<Map<string, bigint>> {
+      const rows = await db
+        .selectFrom('invoices')
+        .leftJoin('file_uploads', 'file_uploads.id', 'invoices.file_id')
+        .select([sql<string>`substr(invoices.invoice_date, 1, 7)`.as('month'), sql<string>`cast(sum(invoices.total) as text)`.as('amount')])
+        .where('invoices.invoice_date', '>=', from)
+        .where('invoices.invoice_date', '<=', to)
+        .where('invoices.currency', '=', currency)
+        .where('file_uploads.voided_at', 'is', null)
+        .groupBy(sql`substr(invoices.invoice_date, 1, 7)`)
+        .execute();
+      return new Map(rows.map((r) => [r.month, BigInt(r.amount)]));
+    },
+
+    /**
+     * Every PI verified before `end` (an instant: the day after the report's last) on a project not
+     * cancelled, still not paid in full by `to` (payments received on or before it): its balance,
+     * customer and the instant of its latest verification, in every currency.
+     */
+    async openBalances(scope: Scope, to: string, end: string): Promise<BalanceRow[]> {
+      const paid = sql<string>`coalesce((select sum(p2.amount) from payments p2 where p2.project_id = projects.id and p2.received_on <= ${to}), 0)`;
+      const balance = sql<string>`projects.pi_amount - ${paid}`;
+      const verifiedAt = sql<string | null>`(select max(activity_log.created_at) from activity_log where activity_log.entity_id = projects.id and ${PI_VERIFIED_ENTRY} and activity_log.created_at < ${end})`;
+      const rows = await db
+        .selectFrom(
+          db
+            .selectFrom('projects')
+            .leftJoin('customers', 'customers.id', 'projects.customer_id')
+            .select([
+              'projects.id as project_id',
+              'projects.customer_id',
+              'customers.name as customer_name',
+              'projects.pi_currency as currency',
+              sql<string>`cast(${balance} as text)`.as('balance'),
+              verifiedAt.as('verified_at'),
+            ])
+            .where('projects.pi_status', '=', 'VERIFIED')
+            .where('projects.status', '!=', 'CANCELLED')
+            .where('projects.pi_amount', 'is not', null)
+            .where(visibleTo(scope))
+            .as('b'),
+        )
+        .selectAll()
+        .where('b.verified_at', 'is not', null)
+        .where(sql<SqlBool>`cast(b.balance as bigint) > 0`)
+        .execute();
+      return rows.map((r) => ({
+        projectId: r.project_id,
+        customerId: r.customer_id,
+        customerName: r.customer_name,
+        currency: r.currency!,
+        balance: BigInt(r.balance),
+        verifiedAt: new Date(r.verified_at!).toISOString(),
+      }));
+    },
+  };
+}
