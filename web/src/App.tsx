@@ -14,6 +14,8 @@ import { ProjectsPage } from './pages/Projects';
 import { SignInPage } from './pages/SignIn';
 import { TeamPage } from './pages/Team';
 import { WebhooksPage } from './pages/Webhooks';
+import { InvoicesPage } from './pages/Invoices';
+import { ShopSettingsPage } from './pages/ShopSettings';
 import { type Live, LiveContext, useRealtime } from './realtime';
 import { SESSION_KEY, SessionContext, endSession, fetchSession, useUser } from './session';
 
@@ -60,6 +62,8 @@ export function App() {
           <Route path="/team" component={TeamPage} />
           <Route path="/webhooks" component={WebhooksPage} />
           <Route path="/account" component={AccountPage} />
+          <Route path="/settings/shop" component={ShopSettingsPage} />
+          <Route path="/invoices" component={InvoicesPage} />
           <Route component={NotFoundPage} />
         </Switch>
       </main>
@@ -106,6 +110,8 @@ function Header({ live }: { live: Live }) {
           {user.role !== 'CLIENT' && <NavLink href="/customers">Customers</NavLink>}
           {user.role === 'ADMIN' && <NavLink href="/team">Team</NavLink>}
           {user.role === 'ADMIN' && <NavLink href="/webhooks">Webhooks</NavLink>}
+          {user.role === 'ADMIN' && <NavLink href="/invoices">Invoices</NavLink>}
+          {user.role === 'ADMIN' && <NavLink href="/settings/shop">Shop</NavLink>}
           <NavLink href="/account">My account</NavLink>
         </nav>
         <div className="account">

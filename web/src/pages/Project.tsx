@@ -8,6 +8,7 @@ import { isCurrencyCode, minorDigits, parseMajor } from '../../../src/domain/mon
 import { decideVoid } from '../../../src/domain/void-policy';
 import { ACTION_LABELS, DOCUMENT_AS, DOCUMENT_LABELS, PI_LABELS, STAGE_LABELS, formatBytes, formatDateTime, formatDay, formatMoney, personName, stageOf, todayIso, uploadBlocker } from '../format';
 import { JobFieldsEditor, JobSummary, type JobValues, jobBody, jobRefusals, jobValuesOf, placeJobError } from '../job';
+import { MoneyCard } from '../money-ui';
 import { Thumbnail } from '../preview';
 import { useSession, useUser } from '../session';
 import { Comments } from './Comments';
@@ -36,6 +37,7 @@ export function ProjectPage({ id }: { id: string }) {
 
 /** The project's page once loaded; "Upload a replacement" of a withdrawn document hands its type to the upload area. */
 function ProjectView({ project: p }: { project: ProjectDetail }) {
+  const user = useUser();
   const [replacing, setReplacing] = useState<{ type: DocumentType; at: number } | null>(null);
   return (
     <>
@@ -51,6 +53,7 @@ function ProjectView({ project: p }: { project: ProjectDetail }) {
           <Summary project={p} />
           <Actions project={p} />
           <Payments project={p} />
+          <MoneyCard project={p} isAdmin={user.role === 'ADMIN'} />
         </div>
         <div className="stack">
           <Documents project={p} onReplace={(type) => setReplacing({ type, at: Date.now() })} />
