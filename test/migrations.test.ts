@@ -79,36 +79,45 @@ test('013_job: projects written before it read back without a job, and take one 
 });
 
 test('015_pi_payments: projects written before it read back without a PI or payments, and take them afterwards', async () => {
-  await migrate(database, { to: previousOf('015_pi_payments') });
-  const now = '2026-04-01T10:00:00.000Z';
-  const userId = newId();
-  await database.db
-    .insertInto('users')
-    .values({ id: userId, name: 'Older POC', email: 'older@example.com', email_key: 'older@example.com', role: 'POC', active: true, password_hash: 'x', created_at: now, updated_at: now })
-    .execute();
-  const id = newId();
-  // Only the columns the schema had then: a PI verified before PIs had figures.
-  await database.db
-    .insertInto('projects')
-    .values({ id, name: 'Older', description: null, poc_id: userId, status: 'APPROVED', pi_status: 'VERIFIED', created_at: now, updated_at: now })
-    .execute();
+  // A database of its own: the one above is at the latest migration already (migrateTo never goes down).
+  const made = await testConfig();
+  const database = await openDatabase(made.config.database, silentLog);
+  const store = createStore(database);
+  try {
+    await migrate(database, { to: previousOf('015_pi_payments') });
+    const now = '2026-04-01T10:00:00.000Z';
+    const userId = newId();
+    await database.db
+      .insertInto('users')
+      .values({ id: userId, name: 'Older POC', email: 'older@example.com', email_key: 'older@example.com', role: 'POC', active: true, password_hash: 'x', created_at: now, updated_at: now })
+      .execute();
+    const id = newId();
+    // Only the columns the schema had then: a PI verified before PIs had figures.
+    await database.db
+      .insertInto('projects')
+      .values({ id, name: 'Older', description: null, poc_id: userId, status: 'APPROVED', pi_status: 'VERIFIED', created_at: now, updated_at: now })
+      .execute();
 
-  await migrate(database);
+    await migrate(database);
 
-  const old = await store.projects.findWithNames(id);
-  assert.ok(old);
-  assert.deepEqual([old.piStatus, old.pi, old.paid], ['VERIFIED', null, 0]);
-  assert.deepEqual(await store.payments.listForProject(id), []);
-  const all = { all: true } as const;
-  assert.deepEqual(await store.stats.outstanding(all), [], 'a PI without figures owes nothing');
+    const old = await store.projects.findWithNames(id);
+    assert.ok(old);
+    assert.deepEqual([old.piStatus, old.pi, old.paid], ['VERIFIED', null, 0]);
+    assert.deepEqual(await store.payments.listForProject(id), []);
+    const all = { all: true } as const;
+    assert.deepEqual(await store.stats.outstanding(all), [], 'a PI without figures owes nothing');
 
-  // The new columns and table work on the old rows, with amounts past 2^32.
-  const amount = 5_000_000_000_000;
-  await store.projects.update(id, { pi: { number: 'PI-OLD', amount, currency: 'INR', validUntil: null, submittedAt: now, submittedById: userId } }, now);
-  await store.payments.insert({ id: newId(), projectId: id, amount: 1_000_000_000_000, currency: 'INR', receivedOn: '2026-04-01', method: null, reference: null, recordedById: userId, createdAt: now });
-  const updated = (await store.projects.findWithNames(id))!;
-  assert.deepEqual([updated.pi?.amount, updated.pi?.submittedByName, updated.paid], [amount, 'Older POC', 1_000_000_000_000]);
-  assert.deepEqual(await store.stats.outstanding(all), [{ currency: 'INR', amount: 4_000_000_000_000n, projects: 1 }]);
+    // The new columns and table work on the old rows, with amounts past 2^32.
+    const amount = 5_000_000_000_000;
+    await store.projects.update(id, { pi: { number: 'PI-OLD', amount, currency: 'INR', validUntil: null, submittedAt: now, submittedById: userId } }, now);
+    await store.payments.insert({ id: newId(), projectId: id, amount: 1_000_000_000_000, currency: 'INR', receivedOn: '2026-04-01', method: null, reference: null, recordedById: userId, createdAt: now });
+    const updated = (await store.projects.findWithNames(id))!;
+    assert.deepEqual([updated.pi?.amount, updated.pi?.submittedByName, updated.paid], [amount, 'Older POC', 1_000_000_000_000]);
+    assert.deepEqual(await store.stats.outstanding(all), [{ currency: 'INR', amount: 4_000_000_000_000n, projects: 1 }]);
+  } finally {
+    await database.destroy();
+    await made.cleanup();
+  }
 });
 
 test('014_customers: users and projects written before it read back without a customer, and take one afterwards', async () => {
@@ -392,6 +401,45 @@ test('026_money_documents: customers, lines and projects written before it read 
     assert.equal(await store.invoices.take('2026-27', 0), false, 'the guard: the counter moved on');
   } finally {
     await database.destroy();
+    await made.cleanup();
+  }
+});
+
+test('025_floor: projects written before it are numbered by creation, the next one follows; none held, none rush', async () => {
+  const made = await testConfig();
+  const own = await openDatabase(made.config.database, silentLog);
+  try {
+    await migrate(own, { to: previousOf('025_floor') });
+    const userId = newId();
+    const now = '2026-03-01T10:00:00.000Z';
+    await own.db
+      .insertInto('users')
+      .values({ id: userId, name: 'Old POC', email: 'old@example.com', email_key: 'old@example.com', role: 'POC', active: true, password_hash: 'x', created_at: now, updated_at: now })
+      .execute();
+    // Inserted out of creation order, two at the same instant (then by id).
+    const made3 = ['2026-03-03T10:00:00.000Z', '2026-03-01T10:00:00.000Z', '2026-03-02T10:00:00.000Z', '2026-03-02T10:00:00.000Z'];
+    const ids = made3.map(() => newId());
+    for (const [i, id] of ids.entries()) {
+      await own.db.insertInto('projects').values({ id, name: `Old ${i}`, description: null, poc_id: userId, status: 'REQUESTED', pi_status: 'PENDING', created_at: made3[i]!, updated_at: made3[i]! }).execute();
+    }
+
+    await migrate(own);
+
+    const ownStore = createStore(own);
+    const numbers = new Map<string, number>();
+    for (const id of ids) {
+      const p = (await ownStore.projects.findWithNames(id))!;
+      numbers.set(id, p.number);
+      assert.deepEqual([p.rush, p.hold, p.repeatOf], [false, null, null]);
+    }
+    const [sameA, sameB] = [ids[2]!, ids[3]!].sort();
+    assert.deepEqual([numbers.get(ids[1]!), numbers.get(sameA!), numbers.get(sameB!), numbers.get(ids[0]!)], [1, 2, 3, 4]);
+    const next = await ownStore.transaction((store) =>
+      store.projects.insert({ id: newId(), name: 'New', description: null, pocId: userId, status: 'REQUESTED', piStatus: 'PENDING', approval: null, createdAt: now, updatedAt: now }),
+    );
+    assert.equal(next, 5);
+  } finally {
+    await own.destroy();
     await made.cleanup();
   }
 });

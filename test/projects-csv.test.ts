@@ -18,7 +18,7 @@ import { seedProjects } from './helpers/seed-projects.js';
 
 type Someone = { user: User; client: Client };
 
-const COLUMNS = 'id,name,customer,reference,status,piStatus,dueDate,overdue,poc,piNumber,piAmount,currency,paid,balance,createdAt';
+const COLUMNS = 'id,name,customer,reference,status,piStatus,dueDate,overdue,poc,piNumber,piAmount,currency,paid,balance,createdAt,rush,held,holdReason,number';
 const NOW = '2026-03-10T06:00:00.000Z';
 const TODAY = '2026-03-10';
 
@@ -129,6 +129,10 @@ describe('GET /api/projects.csv', () => {
       paid: '0.00',
       balance: '',
       createdAt: project.createdAt,
+      rush: 'false',
+      held: 'false',
+      holdReason: '',
+      number: String(project.number),
     });
   });
 

@@ -21,6 +21,8 @@ const NOT_FOUND = { error: 'Project not found' };
 const NO_JOB = { reference: null, dueDate: null, deliveryAddress: null, overdue: false, items: [] };
 /** No PI yet, nothing paid (interface.md, "The PI and payments"). */
 const NO_PI = { pi: null, paid: 0, balance: null };
+/** Neither rush nor held nor a reorder (interface.md, "Holds, rush, reorders"). */
+const PLAIN = { rush: false, hold: null, repeatOf: null };
 const FORBIDDEN = { error: 'Forbidden' };
 const UNAUTHORIZED = { error: 'Unauthorized' };
 const WAIT_FOR_APPROVAL = 'POCs can upload documents only after admin approves the project and verifies the PI';
@@ -55,6 +57,8 @@ describe('POST /api/projects', () => {
       approval: null,
       ...NO_JOB,
       ...NO_PI,
+      ...PLAIN,
+      number: p.number,
       createdAt: p.createdAt,
       updatedAt: p.createdAt,
     });
@@ -299,6 +303,8 @@ describe('GET /api/projects/:id', () => {
       approval: { status: 'APPROVED', note: null, decidedById: null, decidedByName: null, decidedAt: p.approval!.decidedAt },
       ...NO_JOB,
       ...NO_PI,
+      ...PLAIN,
+      number: p.number,
       createdAt: p.createdAt,
       updatedAt: p.updatedAt,
     });
@@ -410,6 +416,8 @@ describe('PATCH /api/projects/:id', () => {
       approval: { status: 'PENDING', note: 'needs a look', decidedById: admin.user.id, decidedByName: admin.user.name, decidedAt: body.approval.decidedAt },
       ...NO_JOB,
       ...NO_PI,
+      ...PLAIN,
+      number: p.number,
       createdAt: p.createdAt,
       updatedAt: body.updatedAt,
     });

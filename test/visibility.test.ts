@@ -84,6 +84,10 @@ before(async () => {
       customerId: customerOf(p.customer),
       createdAt: now,
       updatedAt: now,
+      number: 1,
+      rush: false,
+      hold: null,
+      repeatOfId: null,
     };
     // Overdue on DAY (below), so that the due filters and counts choose it too.
     await store.projects.insert({ ...project, dueDate: '2026-01-01' });

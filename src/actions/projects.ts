@@ -91,9 +91,13 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime' | 'con
     customerId,
     createdAt: now,
     updatedAt: now,
+    number: 0,
+    rush: false,
+    hold: null,
+    repeatOfId: null,
   };
   const created = await deps.store.transaction(async (store) => {
-    await store.projects.insert({ ...project, ...job });
+    project.number = await store.projects.insert({ ...project, ...job });
     await store.projectItems.replace(project.id, lines);
     const details = { name: project.name, pocId };
     await recordProjectActivity(store, actor, project.id, 'PROJECT_CREATED', details, now);

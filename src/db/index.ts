@@ -26,6 +26,7 @@ import { webhooks } from './migrations/020_webhooks.js';
 import { search } from './migrations/021_search.js';
 import { webhookEvents } from './migrations/022_webhook_events.js';
 import { webhookFanOut } from './migrations/023_webhook_fan_out.js';
+import { floor } from './migrations/025_floor.js';
 import { moneyDocuments } from './migrations/026_money_documents.js';
 import type { Tables } from './schema.js';
 
@@ -165,6 +166,7 @@ const migrations = (dialect: Dialect) => ({
   '021_search': search(dialect),
   '022_webhook_events': webhookEvents(dialect),
   '023_webhook_fan_out': webhookFanOut(),
+  '025_floor': floor(dialect),
   '026_money_documents': moneyDocuments(dialect),
 });
 

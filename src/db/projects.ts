@@ -16,8 +16,17 @@ const withNamesOf = (db: DB) =>
     .leftJoin('users as decider', 'decider.id', 'projects.approval_decided_by_id')
     .leftJoin('customers as customer', 'customer.id', 'projects.customer_id')
     .leftJoin('users as pi_submitter', 'pi_submitter.id', 'projects.pi_submitted_by_id')
+    .leftJoin('users as holder', 'holder.id', 'projects.hold_by_id')
+    .leftJoin('projects as original', 'original.id', 'projects.repeat_of_id')
     .selectAll('projects')
-    .select(['poc.name as poc_name', 'decider.name as approval_decided_by_name', 'customer.name as customer_name', 'pi_submitter.name as pi_submitted_by_name'])
+    .select([
+      'poc.name as poc_name',
+      'decider.name as approval_decided_by_name',
+      'customer.name as customer_name',
+      'pi_submitter.name as pi_submitted_by_name',
+      'holder.name as hold_by_name',
+      'original.name as repeat_of_name',
+    ])
     // Money documents (migration 026): what the totals need (the two states) and the latest tax invoice.
     .select((eb) => {
       const latest = (column: 'number' | 'invoice_date' | 'total' | 'file_id') =>
@@ -109,13 +118,23 @@ function listFilters(f: ProjectFilter, dialect: Database['dialect'], narrow: boo
     }
     if (f.q) {
       const { lowered: q, pattern } = searchPattern(f.q);
+      const text: Expression<SqlBool>[] = [];
       // A narrow q is answered from its candidates; a wide one (or one too short for a trigram) by walking the list's order, where matches are dense and a page fills early.
-      if (narrow) terms.push(sql<SqlBool>`${sql.ref('projects.id')} in (${searchCandidates(dialect, q, pattern)})`);
+      if (narrow) text.push(sql<SqlBool>`${sql.ref('projects.id')} in (${searchCandidates(dialect, q, pattern)})`);
       // The exact test: what q matches is the same whichever index proposed the candidates.
-      terms.push(eb.or(SEARCHED.map((column) => sql<SqlBool>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`)));
+      text.push(eb.or(SEARCHED.map((column) => sql<SqlBool>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`)));
+      // "job 1042": q=1042 or q=#1042 also finds that job number, exactly (its unique index).
+      const number = jobNumberOf(f.q);
+      terms.push(number === null ? eb.and(text) : eb.or([eb('projects.number', '=', number), eb.and(text)]));
     }
     return eb.and(terms);
   };
+}
+
+/** The job number q names (`1042` or `#1042`), or null. */
+export function jobNumberOf(q: string): number | null {
+  const m = /^\s*#?(\d{1,9})\s*$/.exec(q);
+  return m ? Number(m[1]) : null;
 }
 
 /** The length from which the trigram indexes (migration 021) find a substring. */
@@ -229,11 +248,24 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
   };
 
   return {
-    /** A new project; the job's details when given (its lines go through projectItems). */
-    async insert(p: Omit<Project, 'customerId'> & { customerId?: string | null } & Partial<JobDetails>): Promise<void> {
+    /**
+     * A new project; the job's details when given (its lines go through projectItems). Takes the
+     * next job number from project_counter (migration 025), whose row stays locked until the
+     * caller's transaction ends: call it in one. Answers the number.
+     */
+    async insert(p: Omit<Project, 'customerId' | 'number' | 'hold' | 'repeatOfId' | 'rush'> & { customerId?: string | null; repeatOfId?: string | null; rush?: boolean } & Partial<JobDetails>): Promise<number> {
+      const { last_number: number } = await db
+        .updateTable('project_counter')
+        .set((eb) => ({ last_number: eb('last_number', '+', 1) }))
+        .where('id', '=', 1)
+        .returning('last_number')
+        .executeTakeFirstOrThrow();
       await db
         .insertInto('projects')
         .values({
+          number,
+          rush: p.rush ?? false,
+          repeat_of_id: p.repeatOfId ?? null,
           id: p.id,
           name: p.name,
           description: p.description,
@@ -252,6 +284,7 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
           customer_id: p.customerId ?? null,
         })
         .execute();
+      return number;
     },
     /** One project as the rules see it (no names: the upload's checks and the lifecycle need none); in a transaction on PostgreSQL its row stays locked until commit. */
     async findById(id: string, opts: { forUpdate?: boolean } = {}): Promise<Project | undefined> {

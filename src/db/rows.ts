@@ -56,6 +56,10 @@ export const toProject = (r: Selectable<ProjectsTable>): Project => ({
   customerId: r.customer_id,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  number: Number(r.number),
+  rush: Boolean(r.rush),
+  hold: r.held && r.hold_reason !== null && r.hold_since !== null ? { reason: r.hold_reason, since: r.hold_since, byId: r.hold_by_id } : null,
+  repeatOfId: r.repeat_of_id,
 });
 
 /** A projects row with the names of its POC, its approval's decider and its PI's submitter (LEFT JOINs on users), and its customer's name. */
@@ -73,6 +77,8 @@ export type ProjectRowWithNames = Selectable<ProjectsTable> & {
   invoice_total?: number | string | null;
   invoice_file_id?: string | number | null;
   invoice_voided?: number | boolean | null;
+  hold_by_name: string | null;
+  repeat_of_name: string | null;
 };
 
 /** A project as answers show it, with the lines and the sum of payments its repository reads beside it. */
@@ -83,6 +89,8 @@ export const toProjectWithNames = (r: ProjectRowWithNames, items: JobItem[], pai
     pocName: r.poc_name,
     customerName: r.customer_name,
     approval: project.approval && { ...project.approval, decidedByName: r.approval_decided_by_name },
+    hold: project.hold && { ...project.hold, byName: r.hold_by_name },
+    repeatOf: r.repeat_of_id !== null && r.repeat_of_name !== null ? { id: r.repeat_of_id, name: r.repeat_of_name } : null,
     reference: r.reference,
     dueDate: r.due_date,
     deliveryAddress: r.delivery_address,

@@ -5,6 +5,7 @@ export interface Tables {
   users: UsersTable;
   sessions: SessionsTable;
   projects: ProjectsTable;
+  project_counter: ProjectCounterTable;
   project_items: ProjectItemsTable;
   payments: PaymentsTable;
   file_uploads: FileUploadsTable;
@@ -86,6 +87,22 @@ export interface ProjectsTable {
   pi_valid_until: string | null;
   pi_submitted_at: string | null;
   pi_submitted_by_id: string | null;
+  /** The job number (migration 025): from 1 in creation order, from project_counter. */
+  number: ColumnType<number, number | undefined, number>;
+  /** Rush and the hold (migration 025): `held` is true exactly when the hold's three columns are set. */
+  rush: ColumnType<boolean | number, boolean | undefined, boolean>;
+  held: ColumnType<boolean | number, boolean | undefined, boolean>;
+  hold_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  hold_since: ColumnType<string | null, string | null | undefined, string | null>;
+  hold_by_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The project this one repeats (POST /api/projects/:id/reorder). */
+  repeat_of_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** The last job number given (migration 025): one row, id 1. */
+export interface ProjectCounterTable {
+  id: number;
+  last_number: number;
 }
 
 /** A payment received for a project (migration 015): an amount in the currency's minor units. */
@@ -295,6 +312,8 @@ export interface CustomersTable {
   active: Bool;
   created_at: string;
   updated_at: string;
+  /** The POC or ADMIN who owns the orders the customer's people place (migration 025). */
+  account_manager_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** An endpoint an admin registered (migration 020): see webhooks/. */

@@ -36,7 +36,7 @@ export function hourIn(timeZone: string, at: Date): number {
 export const digestDayAt = (timeZone: string, hour: number, at: Date): string | null => (hourIn(timeZone, at) >= hour ? todayIn(timeZone, at) : null);
 
 /** What a digest reads of a project. */
-export type DigestProject = Pick<Project, 'id' | 'name' | 'status' | 'piStatus' | 'approval'> & Pick<JobDetails, 'reference' | 'dueDate'>;
+export type DigestProject = Pick<Project, 'id' | 'name' | 'status' | 'piStatus' | 'approval'> & Partial<Pick<Project, 'number'>> & Pick<JobDetails, 'reference' | 'dueDate'>;
 
 export interface Digest<P extends DigestProject = DigestProject> {
   /** Due before the day and still open, the longest overdue first. */

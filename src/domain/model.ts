@@ -41,6 +41,21 @@ export interface Project {
   customerId: string | null;
   createdAt: string;
   updatedAt: string;
+  /** The job number ("job 1042"): from 1 in creation order, given by the store when the project is inserted. */
+  number: number;
+  /** A rush job (one of the job's details). */
+  rush: boolean;
+  /** Why and since when the project is on hold, and by whom; null when it is not. */
+  hold: Hold | null;
+  /** The project this one repeats (a reorder), or null. */
+  repeatOfId: string | null;
+}
+
+/** A hold (interface.md, "Holds, rush, reorders"). */
+export interface Hold {
+  reason: string;
+  since: string;
+  byId: string | null;
 }
 
 /** A PI's figures (interface.md, "The PI and payments"): the amount in minor units of `currency`. */
@@ -165,7 +180,10 @@ export interface ApprovalWithNames extends Approval {
 }
 
 /** A project as answers show it: with the names, the job's details and its lines in order. */
-export interface ProjectWithNames extends Omit<Project, 'approval'>, JobDetails {
+export interface ProjectWithNames extends Omit<Project, 'approval' | 'hold'>, JobDetails {
+  hold: (Hold & { byName: string | null }) | null;
+  /** The project this one repeats, with its name (null when it repeats none, or that one is gone). */
+  repeatOf: { id: string; name: string } | null;
   pocName: string | null;
   customerName: string | null;
   approval: ApprovalWithNames | null;

@@ -81,6 +81,10 @@ function project(status: ProjectStatus, piStatus: PiStatus, approval: ApprovalSt
     customerId: null,
     createdAt: '2029-12-30T00:00:00.000Z',
     updatedAt: '2029-12-31T00:00:00.000Z',
+    number: 1,
+    rush: false,
+    hold: null,
+    repeatOfId: null,
   };
 }
 

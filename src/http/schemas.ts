@@ -186,6 +186,7 @@ export const CustomerIdInput = Type.Optional(NullableString({ description: 'the 
 
 export const Project = Type.Object({
   id: Type.String(),
+  number: Type.Integer({ minimum: 1, description: 'the job number ("job 1042", shown as #1042): from 1 in creation order, unique, never reused' }),
   name: Type.String(),
   description: NullableString(),
   pocId: Type.String(),
@@ -205,6 +206,16 @@ export const Project = Type.Object({
   balance: Type.Union([Type.Integer(), Type.Null()], { description: "the PI's amount less the payments (negative when overpaid); null without a PI" }),
   totals: Nullable(Totals),
   invoice: Nullable(ProjectInvoice),
+  rush: Type.Boolean({ description: 'a rush job' }),
+  hold: Nullable(
+    Type.Object({
+      reason: Type.String(),
+      since: Type.String({ format: 'date-time' }),
+      byId: NullableString(),
+      byName: NullableString(),
+    }, { description: 'why the project is on hold, since when and by whom; null when it is not' }),
+  ),
+  repeatOf: Nullable(Type.Object({ id: Type.String(), name: Type.String() }, { description: 'the project this one repeats (a reorder)' })),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

@@ -54,6 +54,9 @@ export function projectState(project: Pick<Project, 'status' | 'piStatus' | 'app
   return `${stage}, PI ${PI_LABELS[project.piStatus].toLowerCase()}`;
 }
 
+/** A project as people name it: "#1042 Brochures" (the name alone where no number is known). */
+export const jobName = (p: { name: string; number?: number }) => (p.number ? `#${p.number} ${p.name}` : p.name);
+
 /**
  * The email about one project: one change, or several that came within MAIL_BATCH_SECONDS, in the
  * order they happened, each with its note; then where the project stands. `project` is read when
@@ -62,16 +65,17 @@ export function projectState(project: Pick<Project, 'status' | 'piStatus' | 'app
  */
 export function projectEmail(
   to: OutgoingMail['to'],
-  project: Pick<Project, 'id' | 'name' | 'status' | 'piStatus' | 'approval'>,
+  project: Pick<Project, 'id' | 'name' | 'status' | 'piStatus' | 'approval'> & Partial<Pick<Project, 'number'>>,
   events: MailEvent[],
   publicUrl: string,
 ): OutgoingMail {
   const ordered = events.map((e, i) => ({ e, i })).sort((a, b) => Date.parse(a.e.at) - Date.parse(b.e.at) || a.i - b.i).map(({ e }) => e);
-  const subject = ordered.length === 1 ? `${emailRuleOf(ordered[0]!.action)?.label ?? 'Update'}: ${project.name}` : `${ordered.length} updates: ${project.name}`;
+  const named = jobName(project);
+  const subject = ordered.length === 1 ? `${emailRuleOf(ordered[0]!.action)?.label ?? 'Update'}: ${named}` : `${ordered.length} updates: ${named}`;
   return render(
     to,
     subject,
-    [`Project "${project.name}":`, ordered.map(changeLine), `Where it stands now: ${projectState(project)}.`],
+    [`Project ${project.number ? `#${project.number} ` : ''}"${project.name}":`, ordered.map(changeLine), `Where it stands now: ${projectState(project)}.`],
     { href: `${publicUrl}/projects/${project.id}`, label: 'Open the project' },
     `You can choose which emails you get on your account page: ${publicUrl}/account`,
   );
@@ -87,7 +91,7 @@ export function dueDigestEmail(to: OutgoingMail['to'], day: string, digest: Dige
     const reference = p.reference ? ` (ref. ${p.reference})` : '';
     const late = daysLate(p.dueDate!, day);
     const due = late > 0 ? `due ${p.dueDate}, ${late} day${late === 1 ? '' : 's'} overdue` : 'due today';
-    return { label: p.name, href: `${publicUrl}/projects/${p.id}`, rest: `${reference}: ${due}; ${projectState(p)}.` };
+    return { label: jobName(p), href: `${publicUrl}/projects/${p.id}`, rest: `${reference}: ${due}; ${projectState(p)}.` };
   };
   const counts = [digest.overdue.length && `${digest.overdue.length} overdue`, digest.today.length && `${digest.today.length} due today`].filter(Boolean).join(', ');
   const paragraphs: (string | LinkedLine[])[] = [`${scope === 'own' ? 'Your projects' : 'Projects'} overdue or due today (${day}), as they stand now:`];

@@ -71,6 +71,7 @@ export const projectTotalsOf = (p: ProjectWithNames, defaultCurrency: string) =>
 /** A project; `today` (YYYY-MM-DD in the shop's time zone) decides whether it is overdue; `currency` (the CURRENCY setting) is its totals' without a PI. */
 export const presentProject = (p: ProjectWithNames, today: string, currency = 'INR') => ({
   id: p.id,
+  number: p.number,
   name: p.name,
   description: p.description,
   pocId: p.pocId,
@@ -104,6 +105,9 @@ export const presentProject = (p: ProjectWithNames, today: string, currency = 'I
   balance: balanceOf(p.pi, p.paid),
   totals: projectTotalsOf(p, currency),
   invoice: p.invoice ? { number: p.invoice.number, date: p.invoice.date, total: p.invoice.total, fileId: p.invoice.fileId, voided: p.invoice.voided } : null,
+  rush: p.rush,
+  hold: p.hold && { reason: p.hold.reason, since: p.hold.since, byId: p.hold.byId, byName: p.hold.byName },
+  repeatOf: p.repeatOf && { id: p.repeatOf.id, name: p.repeatOf.name },
   createdAt: p.createdAt,
   updatedAt: p.updatedAt,
 });

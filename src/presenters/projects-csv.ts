@@ -21,6 +21,10 @@ export const PROJECT_CSV_COLUMNS = [
   'paid',
   'balance',
   'createdAt',
+  'rush',
+  'held',
+  'holdReason',
+  'number',
 ] as const;
 
 /**
@@ -47,5 +51,9 @@ export function projectCsvValues(p: ProjectWithNames, today: string, defaultCurr
     formatMinor(p.paid, currency),
     balance === null ? null : formatMinor(balance, currency),
     p.createdAt,
+    p.rush,
+    p.hold !== null,
+    p.hold?.reason ?? null,
+    p.number,
   ];
 }

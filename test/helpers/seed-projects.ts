@@ -50,6 +50,8 @@ export async function seedProjects(database: Database, o: SeedOptions): Promise<
   }
   const every = o.noCustomerEvery ?? 10;
   const padding = o.namePadding ? ` ${'sample text '.repeat(Math.ceil(o.namePadding / 12)).slice(0, o.namePadding)}` : '';
+  // Job numbers after those given (migration 025), and the counter moved past them.
+  const { last_number: first } = await db.selectFrom('project_counter').select('last_number').where('id', '=', 1).executeTakeFirstOrThrow();
   for (let from = 0; from < o.projects; from += BATCH) {
     const rows = [];
     for (let n = from; n < Math.min(o.projects, from + BATCH); n++) {
@@ -57,6 +59,7 @@ export async function seedProjects(database: Database, o: SeedOptions): Promise<
       const pi = n % 3 === 0;
       rows.push({
         id: newId(),
+        number: first + n + 1,
         name: `Job ${n} ${WORDS[n % WORDS.length]}${padding}`,
         description: null,
         poc_id: o.pocIds[n % o.pocIds.length]!,
@@ -82,6 +85,7 @@ export async function seedProjects(database: Database, o: SeedOptions): Promise<
     }
     await db.insertInto('projects').values(rows).execute();
   }
+  await db.updateTable('project_counter').set({ last_number: first + o.projects }).where('id', '=', 1).execute();
   // Fresh statistics, as a database in use has them: the planners choose by them.
   await sql`analyze`.execute(db);
   return { customerIds };

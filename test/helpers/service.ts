@@ -163,8 +163,12 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
         customerId: opts.customerId ?? null,
         createdAt: now,
         updatedAt: now,
+        number: 0,
+        rush: false,
+        hold: null,
+        repeatOfId: null,
       };
-      await deps.store.projects.insert({ ...project, dueDate: opts.dueDate ?? null, reference: opts.reference ?? null });
+      project.number = await deps.store.projects.insert({ ...project, dueDate: opts.dueDate ?? null, reference: opts.reference ?? null });
       return project;
     },
   };

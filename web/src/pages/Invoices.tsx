@@ -50,6 +50,7 @@ export function InvoicesPage() {
           <thead>
             <tr>
               <th scope="col">Number</th>
+              <th scope="col">Job</th>
               <th scope="col">Date</th>
               <th scope="col">Customer</th>
               <th scope="col">GSTIN</th>
@@ -66,6 +67,7 @@ export function InvoicesPage() {
                 <td className="nowrap">
                   <Link href={`/projects/${i.projectId}`}>{i.number}</Link>
                 </td>
+                <td className="nowrap">{i.projectNumber === null ? '' : `#${i.projectNumber}`}</td>
                 <td className="nowrap">{i.date}</td>
                 <td>{i.customerName}</td>
                 <td>{i.customerGstin ?? ''}</td>
