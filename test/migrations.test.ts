@@ -377,7 +377,7 @@ test('026_money_documents: customers, lines and projects written before it read 
     }
     await database.db
       .insertInto('projects')
-      .values({ id: projectId, name: 'Old job', description: null, poc_id: userId, status: 'DISPATCHED', pi_status: 'VERIFIED', created_at: now, updated_at: now, customer_id: withGstin })
+      .values({ id: projectId, number: 1, name: 'Old job', description: null, poc_id: userId, status: 'DISPATCHED', pi_status: 'VERIFIED', created_at: now, updated_at: now, customer_id: withGstin })
       .execute();
     await database.db
       .insertInto('project_items')
