@@ -356,6 +356,55 @@ test('022_webhook_events and 023_webhook_fan_out: deliveries queued before them 
   }
 });
 
+test('026_money_documents: customers, lines and projects written before it read back unpriced, the GSTIN gives the state, and invoices can be issued afterwards', async () => {
+  // A database of its own: the one above is at the latest already.
+  const made = await testConfig();
+  const database = await openDatabase(made.config.database, silentLog);
+  const store = createStore(database);
+  try {
+    await migrate(database, { to: previousOf('026_money_documents') });
+    const now = '2026-05-01T10:00:00.000Z';
+    const userId = newId();
+    const projectId = newId();
+    const [withGstin, without] = [newId(), newId()];
+    // Only the columns the schema had then.
+    await database.db
+      .insertInto('users')
+      .values({ id: userId, name: 'Old admin', email: `a-${userId}@example.com`, email_key: `a-${userId}@example.com`, role: 'ADMIN', active: true, password_hash: 'x', created_at: now, updated_at: now })
+      .execute();
+    for (const [id, gstin] of [[withGstin, '27AAPFU0939F1ZV'], [without, null]] as const) {
+      await database.db.insertInto('customers').values({ id, name: `C ${id}`, name_key: `c ${id}`, gstin, email: null, phone: null, billing_address: null, active: true, created_at: now, updated_at: now }).execute();
+    }
+    await database.db
+      .insertInto('projects')
+      .values({ id: projectId, number: 1, name: 'Old job', description: null, poc_id: userId, status: 'DISPATCHED', pi_status: 'VERIFIED', created_at: now, updated_at: now, customer_id: withGstin })
+      .execute();
+    await database.db
+      .insertInto('project_items')
+      .values({ id: newId(), project_id: projectId, position: 0, description: 'Leaflets', quantity: 500, unit: 'pcs', size: null, stock: null, colours: null, finishing: null, notes: null })
+      .execute();
+
+    await migrate(database);
+
+    assert.equal((await store.customers.findById(withGstin))!.stateCode, '27', "filled from the GSTIN's first two digits");
+    assert.equal((await store.customers.findById(without))!.stateCode, null);
+    const old = (await store.projects.findWithNames(projectId))!;
+    assert.deepEqual(old.items.map((l) => [l.description, l.unitPrice, l.hsnSac, l.gstRate]), [['Leaflets', null, null, null]]);
+    assert.deepEqual([old.customerStateCode, old.shopStateCode, old.invoice], ['27', null, null]);
+    assert.deepEqual(await store.shopSettings.get(), { name: null, address: null, gstin: null, phone: null, email: null, bankDetails: null, invoicePrefix: 'INV', updatedAt: null });
+
+    // The new columns and tables work on the old rows.
+    await store.projectItems.replace(projectId, [{ ...old.items[0]!, unitPrice: 250, hsnSac: '4911', gstRate: 18 }]);
+    assert.deepEqual((await store.projects.findWithNames(projectId))!.items.map((l) => [l.unitPrice, l.hsnSac, l.gstRate]), [[250, '4911', 18]]);
+    assert.equal(await store.invoices.lastSequence('2026-27'), 0);
+    assert.equal(await store.invoices.take('2026-27', 0), true);
+    assert.equal(await store.invoices.take('2026-27', 0), false, 'the guard: the counter moved on');
+  } finally {
+    await database.destroy();
+    await made.cleanup();
+  }
+});
+
 test('025_floor: projects written before it are numbered by creation, the next one follows; none held, none rush', async () => {
   const made = await testConfig();
   const own = await openDatabase(made.config.database, silentLog);

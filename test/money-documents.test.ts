@@ -245,10 +245,11 @@ describe('the invoice register', () => {
     const page = await admin.client.get('/api/invoices?limit=3');
     assert.equal(page.status, 200, page.text);
     assert.deepEqual(page.body.items.map((i: { number: string }) => i.number), ['INV/2026-27/0001', 'INV/2026-27/0002', 'INV/2026-27/0003']);
-    const all = (await admin.client.get('/api/invoices?limit=500')).body.items as { number: string; voidedAt: string | null; placeOfSupply: string; customerGstin: string; taxable: number; igst: number; projectNumber: null }[];
+    const all = (await admin.client.get('/api/invoices?limit=500')).body.items as { number: string; voidedAt: string | null; placeOfSupply: string; customerGstin: string; taxable: number; igst: number; projectNumber: number | null }[];
     const last = all.slice(-2);
     assert.deepEqual(last.map((i) => i.number), ['INV/2025-26/0001', 'SP/2025-26/0002']);
     assert.ok(last[0]!.voidedAt);
+    assert.ok(Number.isInteger(last[0]!.projectNumber), "the project's job number");
     assert.equal(last[1]!.voidedAt, null);
     assert.deepEqual([last[1]!.placeOfSupply, last[1]!.customerGstin, last[1]!.taxable, last[1]!.igst], ['Maharashtra (27)', MH_CUSTOMER, 250_010, 45_001]);
     const next = await admin.client.get(`/api/invoices?limit=3&cursor=${page.body.nextCursor}`);

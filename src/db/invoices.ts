@@ -4,6 +4,8 @@ import type { DB, Dialect } from './index.js';
 
 export interface InvoiceRow extends Invoice {
   voidedAt: string | null;
+  /** The project's job number (migration 025). */
+  projectNumber: number | null;
 }
 
 export interface InvoiceFilter {
@@ -91,6 +93,8 @@ const base = (db: DB) =>
   db
     .selectFrom('invoices')
     .leftJoin('file_uploads', 'file_uploads.id', 'invoices.file_id')
+    .leftJoin('projects', 'projects.id', 'invoices.project_id')
+    .select(sql<number | string | null>`projects.number`.as('project_number'))
     .selectAll('invoices')
     .select(sql<string | null>`file_uploads.voided_at`.as('voided_at'));
 
@@ -116,5 +120,6 @@ const toInvoice = (r: Row): InvoiceRow => ({
   fileId: r.file_id,
   issuedById: r.issued_by_id,
   createdAt: r.created_at,
+  projectNumber: r.project_number === null || r.project_number === undefined ? null : Number(r.project_number),
   voidedAt: r.voided_at === null ? null : typeof r.voided_at === 'string' ? r.voided_at : new Date(r.voided_at as unknown as string).toISOString(),
 });

@@ -69,8 +69,7 @@ export function table(doc: Doc, columns: Column[], rows: string[][], options: { 
     doc.font(font).fontSize(fontSize);
     return Math.max(...cells.map((cell, i) => doc.heightOfString(cell || ' ', { width: widths[i]! - pad * 2 }))) + pad * 2;
   };
-  const drawRow = (cells: string[], font: string, shade: boolean) => {
-    const h = heightOf(cells, font);
+  const drawRow = (cells: string[], font: string, shade: boolean, h = heightOf(cells, font)) => {
     const y = doc.y;
     if (shade) doc.save().rect(left, y, full, h).fill('#eeeeee').restore();
     let x = left;
@@ -88,11 +87,13 @@ export function table(doc: Doc, columns: Column[], rows: string[][], options: { 
   if (doc.y + heightOf(header, 'bold') + (rows[0] ? heightOf(rows[0], 'regular') : 0) > bottom()) doc.addPage();
   drawRow(header, 'bold', true);
   for (const row of rows) {
-    if (doc.y + heightOf(row, 'regular') > bottom()) {
+    // Measured once: laying text out (shaping) is most of a table's cost.
+    const h = heightOf(row, 'regular');
+    if (doc.y + h > bottom()) {
       doc.addPage();
       drawRow(header, 'bold', true);
     }
-    drawRow(row, 'regular', false);
+    drawRow(row, 'regular', false, h);
   }
   doc.font('regular').fontSize(10);
 }

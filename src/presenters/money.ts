@@ -16,7 +16,7 @@ export const presentShopSettings = (s: ShopSettings) => ({
 });
 
 /** One line of the invoice register; `projectNumber` is the project's job number where the service has one. */
-export const presentInvoice = (i: InvoiceRow, projectNumber: number | null = null) => ({
+export const presentInvoice = (i: InvoiceRow, projectNumber: number | null = i.projectNumber) => ({
   number: i.number,
   date: i.date,
   projectId: i.projectId,

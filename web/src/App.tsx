@@ -18,6 +18,8 @@ import { SignInPage } from './scenes/sign-in';
 import { TeamPage } from './scenes/team';
 import { WebhooksPage } from './scenes/webhooks';
 import { ReportsPage } from './scenes/reports/ReportsPage';
+import { InvoicesPage } from './scenes/invoices';
+import { ShopSettingsPage } from './scenes/settings';
 import { type Live, LiveContext, useRealtime } from './realtime';
 import { SESSION_KEY, SessionContext, endSession, fetchSession, useUser } from './session';
 
@@ -70,6 +72,8 @@ export function App() {
           <Route path="/webhooks" component={WebhooksPage} />
           <Route path="/reports" component={ReportsPage} />
           <Route path="/account" component={AccountPage} />
+          <Route path="/settings/shop" component={ShopSettingsPage} />
+          <Route path="/invoices" component={InvoicesPage} />
           <Route component={NotFoundPage} />
         </Switch>
       </main>
@@ -119,6 +123,10 @@ function Header({ live }: { live: Live }) {
           {user.role === 'ADMIN' && <NavLink href="/team">Team</NavLink>}
           {user.role === 'ADMIN' && <NavLink href="/webhooks">Webhooks</NavLink>}
           {user.role === 'ADMIN' && <NavLink href="/reports">Reports</NavLink>}
+          {user.role === 'ADMIN' && <NavLink href="/invoices">Invoices</NavLink>}
+          {user.role === 'ADMIN' && <NavLink href="/settings/shop">Shop</NavLink>}
+          {user.role === 'ADMIN' && <NavLink href="/invoices">Invoices</NavLink>}
+          {user.role === 'ADMIN' && <NavLink href="/settings/shop">Shop</NavLink>}
           <NavLink href="/account">My account</NavLink>
         </nav>
         <div className="account">

@@ -39,7 +39,7 @@ const InvoiceLine = Type.Object({
   number: Type.String(),
   date: Type.String({ format: 'date' }),
   projectId: Type.String(),
-  projectNumber: Type.Union([Type.Integer(), Type.Null()], { description: "the project's job number (null where the service has none)" }),
+  projectNumber: Type.Union([Type.Integer(), Type.Null()], { description: "the project's job number (#1042)" }),
   customerId: NullableString(),
   customerName: Type.String(),
   customerGstin: NullableString(),

@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { type JobFields, type Project, api } from '../api';
+import { type JobFields, type JobItem, type Project, api } from '../api';
 import { Field, placeError } from './index';
-import { formatNumber } from '../format';
+import { formatDay, formatNumber } from '../format';
+import { LiveTotals, type PriceValues, PriceFields, emptyPrices, priceBody, priceValuesOf } from '../money-ui';
 import { ITEMS, ITEM_MAX_LENGTH, MAX_LENGTH } from '../../../src/domain/limits';
 import { parseWhole } from '../numbers';
 
@@ -23,6 +24,7 @@ export interface LineValues {
   colours: string;
   finishing: string;
   notes: string;
+  prices: PriceValues;
 }
 export interface JobValues {
   customerId: string;
@@ -30,18 +32,21 @@ export interface JobValues {
   dueDate: string;
   deliveryAddress: string;
   items: LineValues[];
+  /** The project's currency (its PI's, else the service's): what unit prices are typed in; not sent. */
+  currency: string;
 }
 
 const OPTIONAL_LINE_FIELDS = ['size', 'stock', 'colours', 'finishing', 'notes'] as const;
 const LINE_LABELS: Record<(typeof OPTIONAL_LINE_FIELDS)[number], string> = { size: 'Size', stock: 'Stock', colours: 'Colours', finishing: 'Finishing', notes: 'Notes' };
 
-export const emptyLine = (): LineValues => ({ description: '', quantity: '', unit: ITEMS.defaultUnit, size: '', stock: '', colours: '', finishing: '', notes: '' });
+export const emptyLine = (): LineValues => ({ description: '', quantity: '', unit: ITEMS.defaultUnit, size: '', stock: '', colours: '', finishing: '', notes: '', prices: emptyPrices() });
 
 export const jobValuesOf = (p?: Project): JobValues => ({
   customerId: p?.customerId ?? '',
   reference: p?.reference ?? '',
   dueDate: p?.dueDate ?? '',
   deliveryAddress: p?.deliveryAddress ?? '',
+  currency: p?.totals?.currency ?? p?.pi?.currency ?? 'INR',
   items: (p?.items ?? []).map((l) => ({
     id: l.id,
     description: l.description,
@@ -52,6 +57,7 @@ export const jobValuesOf = (p?: Project): JobValues => ({
     colours: l.colours ?? '',
     finishing: l.finishing ?? '',
     notes: l.notes ?? '',
+    prices: priceValuesOf(l, p?.totals?.currency ?? p?.pi?.currency ?? 'INR'),
   })),
 });
 
@@ -84,7 +90,8 @@ export function jobBody(v: JobValues): JobFields {
       quantity: quantityOf(l.quantity),
       unit: l.unit.trim() || ITEMS.defaultUnit,
       ...Object.fromEntries(OPTIONAL_LINE_FIELDS.map((f) => [f, l[f].trim() || null])),
-    })),
+      ...priceBody(l.prices, v.currency),
+    })) as JobFields['items'],
   };
 }
 
@@ -145,9 +152,11 @@ export function JobFieldsEditor({ values, onChange, errors }: { values: JobValue
                   {(p) => <input {...p} value={l[f]} onChange={setLine(at, f)} maxLength={ITEM_MAX_LENGTH[f]} autoComplete="off" />}
                 </Field>
               ))}
+              <PriceFields at={at} value={l.prices} currency={values.currency} errors={errors} onChange={(prices) => onChange({ ...values, items: values.items.map((x, i) => (i === at ? { ...x, prices } : x)) })} />
             </div>
           </div>
         ))}
+        {values.items.length > 0 && <LiveTotals lines={values.items.map((l) => ({ quantity: l.quantity, prices: l.prices }))} customerId={values.customerId} currency={values.currency} />}
         {values.items.length < ITEMS.maxLines ? (
           <button type="button" className="secondary small" onClick={() => onChange({ ...values, items: [...values.items, emptyLine()] })}>
             Add a line

@@ -9,6 +9,8 @@ import { Comments } from './comments';
 import { EditDetails } from './edit-details';
 import { Documents } from './documents';
 import { JobSummary } from './job';
+import { MoneyCard } from '../../money-ui';
+import { useUser } from '../../session';
 import { Payments } from './payments';
 import { Proofs } from './proofs';
 import { Summary } from './summary';
@@ -38,6 +40,7 @@ export function ProjectPage({ id }: { id: string }) {
 
 /** The project's page once loaded; "Upload a replacement" of a withdrawn document hands its type to the upload area. */
 function ProjectView({ project: p }: { project: ProjectDetail }) {
+  const user = useUser();
   const [replacing, setReplacing] = useState<{ type: DocumentType; at: number } | null>(null);
   return (
     <>
@@ -53,6 +56,7 @@ function ProjectView({ project: p }: { project: ProjectDetail }) {
           <Summary project={p} />
           <Actions project={p} />
           <Payments project={p} />
+          <MoneyCard project={p} isAdmin={user.role === 'ADMIN'} />
         </div>
         <div className="stack">
           <Proofs project={p} />
