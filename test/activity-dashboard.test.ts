@@ -238,6 +238,8 @@ describe('GET /api/dashboard/stats', () => {
       due: NOTHING_DUE,
       // P1's PI, submitted (and not yet verified) for INR 125000.00.
       pi: { awaitingVerification: 1, outstanding: { INR: { amount: PI_FIGURES.amount, projects: 1 } } },
+      held: 0,
+      rush: 0,
       team: { total: 6, active: 4, byRole: { ADMIN: 2, POC: 3, CLIENT: 1 } },
     });
   });
@@ -250,6 +252,8 @@ describe('GET /api/dashboard/stats', () => {
       documents: { total: 5, byType: { PO: 2, CHALLAN: 1, INVOICE: 2 } },
       due: NOTHING_DUE,
       pi: { awaitingVerification: 1 },
+      held: 0,
+      rush: 0,
     });
     const b = await pocB.client.get('/api/dashboard/stats');
     assert.deepEqual(b.body, {
@@ -257,6 +261,8 @@ describe('GET /api/dashboard/stats', () => {
       documents: { total: 1, byType: { PO: 1, CHALLAN: 0, INVOICE: 0 } },
       due: NOTHING_DUE,
       pi: { awaitingVerification: 0 },
+      held: 0,
+      rush: 0,
     });
     const c = await client.client.get('/api/dashboard/stats');
     assert.deepEqual(c.body, {
@@ -264,6 +270,8 @@ describe('GET /api/dashboard/stats', () => {
       documents: { total: 0, byType: { PO: 0, CHALLAN: 0, INVOICE: 0 } },
       due: NOTHING_DUE,
       pi: { awaitingVerification: 0 },
+      held: 0,
+      rush: 0,
     });
   });
 });

@@ -34,6 +34,7 @@ const toCustomer = (r: Selectable<CustomersTable>): Customer => ({
   active: Boolean(r.active),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  accountManagerId: r.account_manager_id,
 });
 
 /** Keyset pagination by name: over (name_key, id). Opaque to clients, decoded strictly. */
@@ -72,6 +73,7 @@ export function customersRepo(db: DB) {
           active: c.active,
           created_at: c.createdAt,
           updated_at: c.updatedAt,
+          account_manager_id: c.accountManagerId ?? null,
         })
         .execute();
     },
@@ -118,6 +120,7 @@ export function customersRepo(db: DB) {
           phone: f.phone,
           billing_address: f.billingAddress,
           active: f.active,
+          account_manager_id: f.accountManagerId,
           updated_at: now,
         })
         .where('id', '=', id)

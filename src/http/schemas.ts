@@ -297,6 +297,7 @@ export const Customer = Type.Object({
   phone: NullableString(),
   billingAddress: NullableString(),
   active: Type.Boolean(),
+  accountManagerId: NullableString({ description: "the POC or ADMIN who owns the orders the customer's people place" }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -317,6 +318,7 @@ const customerFields = {
   phone: Type.Optional(NullableString({ description: `at most ${MAX_LENGTH.phone} characters` })),
   billingAddress: Type.Optional(NullableString({ description: `at most ${MAX_LENGTH.billingAddress} characters` })),
   active: Type.Optional(Type.Boolean({ description: 'ADMIN only' })),
+  accountManagerId: Type.Optional(NullableString({ description: 'ADMIN only: an active POC or ADMIN who owns the orders the customer’s people place; null clears' })),
 };
 
 export const NewCustomer = Type.Object({ name: Type.String({ description: `unique (case-insensitive), at most ${MAX_LENGTH.name} characters` }), ...customerFields }, { additionalProperties: false });

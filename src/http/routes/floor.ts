@@ -2,6 +2,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import { todayOf } from '../../deps.js';
 import { holdOrRelease } from '../../actions/hold.js';
 import { MAX_HOLD_REASON, MAX_LENGTH } from '../../domain/limits.js';
+import type { Actor } from '../../domain/model.js';
 import { presentProject } from '../../presenters/index.js';
 import { actorOf } from '../session.js';
 import { IdParams, NullableString, Project, errorRef } from '../schemas.js';
@@ -9,7 +10,7 @@ import { type App, type RouteContext, withRequestLog } from './context.js';
 
 /** The floor's routes (interface.md, "Holds, rush, reorders" and "The job ticket"). */
 export async function floorRoutes(app: App, { deps, hooks }: RouteContext) {
-  const present = (p: Parameters<typeof presentProject>[0]) => presentProject(p, todayOf(deps));
+  const present = (p: Parameters<typeof presentProject>[0], viewer: Actor) => presentProject(p, todayOf(deps), viewer);
 
   app.post(
     '/api/projects/:id/hold',
@@ -24,7 +25,7 @@ export async function floorRoutes(app: App, { deps, hooks }: RouteContext) {
         response: { 200: Project, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef },
       },
     },
-    async (req) => present(await holdOrRelease(withRequestLog(deps, req), actorOf(req), req.params.id, 'hold', req.body)),
+    async (req) => present(await holdOrRelease(withRequestLog(deps, req), actorOf(req), req.params.id, 'hold', req.body), actorOf(req)),
   );
 
   app.post(
@@ -40,6 +41,6 @@ export async function floorRoutes(app: App, { deps, hooks }: RouteContext) {
         response: { 200: Project, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef },
       },
     },
-    async (req) => present(await holdOrRelease(withRequestLog(deps, req), actorOf(req), req.params.id, 'release', req.body ?? {})),
+    async (req) => present(await holdOrRelease(withRequestLog(deps, req), actorOf(req), req.params.id, 'release', req.body ?? {}), actorOf(req)),
   );
 }
