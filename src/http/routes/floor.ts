@@ -1,6 +1,7 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { todayOf } from '../../deps.js';
 import { holdOrRelease } from '../../actions/hold.js';
+import { reorderProject } from '../../actions/reorder.js';
 import { MAX_HOLD_REASON, MAX_LENGTH } from '../../domain/limits.js';
 import type { Actor } from '../../domain/model.js';
 import { presentProject } from '../../presenters/index.js';
@@ -42,5 +43,29 @@ export async function floorRoutes(app: App, { deps, hooks }: RouteContext) {
       },
     },
     async (req) => present(await holdOrRelease(withRequestLog(deps, req), actorOf(req), req.params.id, 'release', req.body ?? {}), actorOf(req)),
+  );
+
+  app.post(
+    '/api/projects/:id/reorder',
+    {
+      onRequest: hooks.requireSession,
+      schema: {
+        tags: ['projects'],
+        operationId: 'reorderProject',
+        summary: "Repeat a job as a new REQUESTED project: the same name, description, customer, delivery address and lines; nothing of its approval, PI, payments, proofs or documents (ADMIN, the owner, or a CLIENT of the project's customer)",
+        params: IdParams,
+        body: Type.Optional(
+          Type.Object(
+            {
+              dueDate: Type.Optional(NullableString({ description: 'YYYY-MM-DD; null or absent: none' })),
+              reference: Type.Optional(NullableString({ description: `the customer's new order number, at most ${MAX_LENGTH.reference} characters` })),
+            },
+            { additionalProperties: false },
+          ),
+        ),
+        response: { 201: Project, 400: errorRef, 401: errorRef, 404: errorRef, 409: errorRef },
+      },
+    },
+    async (req, reply) => reply.code(201).send(present(await reorderProject(withRequestLog(deps, req), actorOf(req), req.params.id, req.body ?? {}), actorOf(req))),
   );
 }
