@@ -106,6 +106,8 @@ export const errors = {
   voidWindowPassed: error(403, 'The uploader can withdraw a document only within 24 hours of uploading it; ask an admin'),
   alreadyVoided: error(409, 'This document has already been withdrawn'),
   invalidTransition: (action: string, state: string) => new AppError(409, `Cannot ${action} a project that is ${state}`),
+  noAccountManager: error(409, 'Your company has no account manager yet'),
+  notAttachedToCompany: error(409, 'Your account is not attached to a company'),
   onHold: (reason: string) => new AppError(409, `The project is on hold: ${reason}`),
   // money documents (interface.md, additions of 2026-11-27)
   linesNeedPrices: error(409, 'Every line needs a price and a GST rate'),

@@ -107,7 +107,7 @@ describe('GET and PATCH /api/account', () => {
     const other = await svc.createProject(poc.user.id, { name: 'Loud one' });
     assert.equal((await admin.client.post(`/api/projects/${other.id}/approve`, {})).status, 200);
     const mail = await smtp.nextTo('prefs-poc@example.com', 0);
-    assert.equal(mail.subject, 'Approved: Loud one');
+    assert.equal(mail.subject, `Approved: #${other.number} Loud one`);
     await quiet();
     assert.equal(smtp.to('prefs-poc@example.com').length, 1);
   });

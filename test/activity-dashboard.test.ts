@@ -239,6 +239,8 @@ describe('GET /api/dashboard/stats', () => {
       // P1's PI, submitted (and not yet verified) for INR 125000.00.
       pi: { awaitingVerification: 1, outstanding: { INR: { amount: PI_FIGURES.amount, projects: 1 } } },
       proofs: { awaitingCustomer: 0, changesRequested: 0 },
+      held: 0,
+      rush: 0,
       team: { total: 6, active: 4, byRole: { ADMIN: 2, POC: 3, CLIENT: 1 } },
     });
   });
@@ -252,6 +254,8 @@ describe('GET /api/dashboard/stats', () => {
       due: NOTHING_DUE,
       pi: { awaitingVerification: 1 },
       proofs: { awaitingCustomer: 0, changesRequested: 0 },
+      held: 0,
+      rush: 0,
     });
     const b = await pocB.client.get('/api/dashboard/stats');
     assert.deepEqual(b.body, {
@@ -260,6 +264,8 @@ describe('GET /api/dashboard/stats', () => {
       due: NOTHING_DUE,
       pi: { awaitingVerification: 0 },
       proofs: { awaitingCustomer: 0, changesRequested: 0 },
+      held: 0,
+      rush: 0,
     });
     const c = await client.client.get('/api/dashboard/stats');
     assert.deepEqual(c.body, {
@@ -268,6 +274,8 @@ describe('GET /api/dashboard/stats', () => {
       due: NOTHING_DUE,
       pi: { awaitingVerification: 0 },
       proofs: { awaitingCustomer: 0, changesRequested: 0 },
+      held: 0,
+      rush: 0,
     });
   });
 });

@@ -33,7 +33,7 @@ async function createCustomer(who: Someone, body: Record<string, unknown> = {}):
   return res.body;
 }
 
-const CUSTOMER_KEYS = ['active', 'billingAddress', 'createdAt', 'email', 'gstin', 'id', 'name', 'phone', 'stateCode', 'updatedAt'];
+const CUSTOMER_KEYS = ['accountManagerId', 'active', 'billingAddress', 'createdAt', 'email', 'gstin', 'id', 'name', 'phone', 'stateCode', 'updatedAt'];
 const count = async () => Number((await svc.deps.database.db.selectFrom('customers').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
 describe('POST /api/customers', () => {
@@ -289,15 +289,16 @@ describe('a project’s customer', () => {
     assert.equal((await admin.client.get(`/api/projects/${p.id}`)).body.customerId, null);
   });
 
-  test('a CLIENT’s project is their company’s by default; they may name only their own company', async () => {
+  test('a CLIENT’s project is always their company’s: customerId is ignored (interface.md, 2026-11-27)', async () => {
     const [own, other] = [await createCustomer(admin), await createCustomer(admin)];
     const client = await svc.signIn('CLIENT');
     await admin.client.patch(`/api/team/${client.user.id}`, { customerId: own.id });
+    assert.equal((await admin.client.patch(`/api/customers/${own.id}`, { accountManagerId: admin.user.id })).status, 200);
     const made = await client.client.post('/api/projects', { name: 'By a client' });
     assert.deepEqual([made.status, made.body.customerId], [201, own.id]);
     const elsewhere = await client.client.post('/api/projects', { name: 'For another', customerId: other.id });
-    assert.deepEqual([elsewhere.status, elsewhere.body], [400, { error: 'Customer must be your own company' }]);
+    assert.deepEqual([elsewhere.status, elsewhere.body.customerId], [201, own.id]);
     const none = await client.client.post('/api/projects', { name: 'For nobody', customerId: null });
-    assert.deepEqual([none.status, none.body.customerId], [201, null]);
+    assert.deepEqual([none.status, none.body.customerId], [201, own.id]);
   });
 });

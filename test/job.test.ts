@@ -69,7 +69,7 @@ describe('the job on POST /api/projects', () => {
       { description: 'Envelopes DL', quantity: 5000, unit: 'pcs', size: null, stock: null, colours: null, finishing: null, notes: null, ...UNPRICED },
     ]);
     const got = await poc.client.get(`/api/projects/${p.id}`);
-    const { files: _f, payments: _p, allowedActions: _a, uploads: _u, canEditDetails: _c, ...project } = got.body;
+    const { files: _f, payments: _p, allowedActions: _a, uploads: _u, canEditDetails: _c, canHold: _h, ...project } = got.body;
     assert.deepEqual(project, p, 'GET answers what POST did');
     const [entry] = await activityOf(admin.client, p.id);
     assert.deepEqual([entry!.action, entry!.details], ['PROJECT_CREATED', { name: 'Spring catalogue', pocId: poc.user.id }]);
@@ -261,8 +261,8 @@ describe('PATCH /api/projects/:id/details: the job', () => {
       assert.equal(seen.body.dueDate, '2026-04-02', `${status}: only the admin's change and the owner's allowed one happened`);
       assert.equal(seen.body.canEditDetails, status === 'REQUESTED' || status === 'APPROVED', status);
     }
-    // A CLIENT who owns a project (they created it) edits it like any owner.
-    const own = await createJob(clientUser, {});
+    // A CLIENT who owns a project (an order from before account managers) edits it like any owner.
+    const own = await svc.createProject(clientUser.user.id, {});
     const byClient = await editDetails(clientUser, own.id, { reference: 'CL-1', items: [POSTERS] });
     assert.equal(byClient.status, 200, byClient.text);
     assert.equal(byClient.body.reference, 'CL-1');
@@ -446,7 +446,7 @@ describe('sort=due', () => {
       assert.deepEqual([res.status, res.body], [400, { error: 'Invalid cursor' }], url);
     }
     for (const [query, error] of [
-      ['sort=oldest', 'querystring.sort must be one of newest, due'],
+      ['sort=oldest', 'querystring.sort must be one of newest, due, priority'],
       ['due=tomorrow', 'querystring.due must be one of overdue, today, week'],
       ['piStatus=PAID', 'querystring.piStatus must be one of PENDING, SUBMITTED, VERIFIED, REJECTED'],
     ]) {
@@ -497,7 +497,8 @@ describe('GET /api/dashboard/stats: due', () => {
       ['in a week', '2026-06-22'],
       ['delivered', '2026-06-14', 'DELIVERED'],
     ]);
-    await dueProjects(client, [['client today', '2026-06-15']]);
+    // A CLIENT's own order from before account managers (a CLIENT's new orders are the account manager's).
+    await svc.createProject(client.user.id, { name: 'client today', dueDate: '2026-06-15' });
     assert.deepEqual((await owner.client.get('/api/dashboard/stats')).body.due, { overdue: 1, today: 1, week: 2 });
     assert.deepEqual((await client.client.get('/api/dashboard/stats')).body.due, { overdue: 0, today: 1, week: 1 });
     const fresh = await svc.signIn('POC');

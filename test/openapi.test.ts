@@ -95,7 +95,7 @@ test('projects document the job: its fields in answers and bodies, the list’s 
   const list = paths['/api/projects']?.get as unknown as { parameters: Parameter[]; responses: Record<string, { content: Record<string, { schema: Schema }> }> };
   const query = Object.fromEntries(list.parameters.filter((p) => p.in === 'query').map((p) => [p.name, p.schema]));
   assert.deepEqual(query.due?.enum, ['overdue', 'today', 'week']);
-  assert.deepEqual(query.sort?.enum, ['newest', 'due']);
+  assert.deepEqual(query.sort?.enum, ['newest', 'due', 'priority']);
   assert.deepEqual(query.piStatus?.enum, ['PENDING', 'SUBMITTED', 'VERIFIED', 'REJECTED']);
   const project = list.responses['200']!.content['application/json']!.schema.properties!.items!.items!;
   for (const field of ['reference', 'dueDate', 'deliveryAddress', 'overdue', 'items']) assert.ok(project.properties?.[field], `the project answer names ${field}`);

@@ -17,15 +17,29 @@ export interface CustomerInput {
   billingAddress?: string | null;
   stateCode?: string | null;
   active?: boolean;
+  accountManagerId?: string | null;
 }
 
 /** ADMIN and POC keep the customer list; a CLIENT only reads their own company. */
 const keepsCustomers = (actor: Actor) => actor.role === 'ADMIN' || actor.role === 'POC';
 
-function fieldsOf(input: CustomerInput, creating: boolean): CustomerFields {
+async function fieldsOf(deps: Pick<Deps, 'store'>, actor: Actor, { accountManagerId, ...input }: CustomerInput, creating: boolean): Promise<CustomerFields> {
   const fields = parseCustomer(input, creating);
   if (fields instanceof AppError) throw fields;
+  if (accountManagerId !== undefined) fields.accountManagerId = await accountManagerOf(deps, actor, accountManagerId);
   return fields;
+}
+
+/**
+ * The account manager as sent (interface.md, "Job numbers, orders placed by a customer…"): only an
+ * ADMIN sets it (anyone else 403); null clears; else an active POC or ADMIN (400 naming it).
+ */
+async function accountManagerOf(deps: Pick<Deps, 'store'>, actor: Actor, id: string | null): Promise<string | null> {
+  if (actor.role !== 'ADMIN') throw errors.forbidden();
+  if (id === null || id === '') return null;
+  const user = await deps.store.users.findById(id);
+  if (!user || !user.active || (user.role !== 'POC' && user.role !== 'ADMIN')) throw errors.invalidField('accountManagerId', 'must be the id of an active POC or ADMIN');
+  return user.id;
 }
 
 /** GET /api/customers: by name; ADMIN and POC all of them, a CLIENT only their own (none without a customer). */
@@ -48,7 +62,7 @@ export async function getCustomer(deps: Pick<Deps, 'store'>, actor: Actor, id: s
 export async function createCustomer(deps: Pick<Deps, 'store'>, actor: Actor, input: CustomerInput): Promise<Customer> {
   if (!keepsCustomers(actor)) throw errors.forbidden();
   if (input.active !== undefined && actor.role !== 'ADMIN') throw errors.forbidden();
-  const fields = fieldsOf(input, true);
+  const fields = await fieldsOf(deps, actor, input, true);
   const now = nowIso();
   const customer: Customer = {
     id: newId(),
@@ -61,6 +75,7 @@ export async function createCustomer(deps: Pick<Deps, 'store'>, actor: Actor, in
     active: fields.active ?? true,
     createdAt: now,
     updatedAt: now,
+    accountManagerId: fields.accountManagerId ?? null,
   };
   return uniqueName(() =>
     deps.store.transaction(async (store) => {
@@ -76,7 +91,7 @@ export async function createCustomer(deps: Pick<Deps, 'store'>, actor: Actor, in
 export async function updateCustomer(deps: Pick<Deps, 'store'>, actor: Actor, id: string, input: CustomerInput): Promise<Customer> {
   if (!keepsCustomers(actor)) throw errors.forbidden();
   if (input.active !== undefined && actor.role !== 'ADMIN') throw errors.forbidden();
-  const fields = fieldsOf(input, false);
+  const fields = await fieldsOf(deps, actor, input, false);
   const now = nowIso();
   return uniqueName(() =>
     deps.store.transaction(async (store) => {

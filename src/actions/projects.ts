@@ -56,6 +56,19 @@ async function customerOf(deps: Pick<Deps, 'store'>, actor: Actor, value: unknow
   return customer.id;
 }
 
+/**
+ * Who owns an order a CLIENT places: their company's account manager, active; 409 when the CLIENT
+ * is attached to no company or the company has no active account manager.
+ */
+export async function accountManagerFor(deps: Pick<Deps, 'store'>, actor: Actor): Promise<string> {
+  if (!actor.customerId) throw errors.notAttachedToCompany();
+  const customer = await deps.store.customers.findById(actor.customerId);
+  if (!customer) throw errors.notAttachedToCompany();
+  const manager = customer.accountManagerId ? await deps.store.users.findById(customer.accountManagerId) : undefined;
+  if (!manager || !manager.active || (manager.role !== 'POC' && manager.role !== 'ADMIN')) throw errors.noAccountManager();
+  return manager.id;
+}
+
 /** The job's fields of a request, checked (domain/job.ts), or its refusal thrown. */
 function jobOf(input: Partial<Record<JobField, unknown>>): JobChange {
   const job = parseJob(input);
@@ -74,14 +87,19 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime' | 'con
   const lines = drafts ? resolveLines(drafts, [], newId) : [];
   if (lines instanceof AppError) throw lines;
   let pocId = actor.id;
-  if (actor.role === 'ADMIN' && typeof input.pocId === 'string' && input.pocId) {
+  let accountManaged = false;
+  if (actor.role === 'CLIENT') {
+    // A customer's person orders for their company, and the company's account manager owns the order.
+    pocId = await accountManagerFor(deps, actor);
+    accountManaged = true;
+  } else if (actor.role === 'ADMIN' && typeof input.pocId === 'string' && input.pocId) {
     const poc = await deps.store.users.findById(input.pocId);
     if (!poc || !poc.active) throw errors.invalidField('pocId', 'must be the id of an active user');
     pocId = poc.id;
   }
-  // A CLIENT's project is their company's unless they say otherwise.
   const rush = rushOf(input.rush) ?? false;
-  const customerId = input.customerId !== undefined ? await customerOf(deps, actor, input.customerId) : actor.role === 'CLIENT' ? (actor.customerId ?? null) : null;
+  // A CLIENT's project is always their company's (customerId ignored).
+  const customerId = actor.role === 'CLIENT' ? actor.customerId! : input.customerId !== undefined ? await customerOf(deps, actor, input.customerId) : null;
   const now = nowIso();
   const project: Project = {
     id: newId(),
@@ -102,7 +120,8 @@ export async function createProject(deps: Pick<Deps, 'store' | 'realtime' | 'con
   const created = await deps.store.transaction(async (store) => {
     project.number = await store.projects.insert({ ...project, ...job });
     await store.projectItems.replace(project.id, lines);
-    const details = { name: project.name, pocId };
+    // The account manager hears of an order placed by the customer's people as an admin does (mail/rules.ts).
+    const details = { name: project.name, pocId, ...(accountManaged && { accountManagerId: pocId }) };
     await recordProjectActivity(store, actor, project.id, 'PROJECT_CREATED', details, now);
     await queueProjectEmails(store, deps.config.mail.batchSeconds, { actor, project, action: 'PROJECT_CREATED', details, at: now });
     // Read back with the POC's name, as every other answer carries it.

@@ -35,6 +35,7 @@ const toCustomer = (r: Selectable<CustomersTable>): Customer => ({
   active: Boolean(r.active),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  accountManagerId: r.account_manager_id,
 });
 
 /** Keyset pagination by name: over (name_key, id). Opaque to clients, decoded strictly. */
@@ -74,6 +75,7 @@ export function customersRepo(db: DB) {
           active: c.active,
           created_at: c.createdAt,
           updated_at: c.updatedAt,
+          account_manager_id: c.accountManagerId ?? null,
         })
         .execute();
     },
@@ -121,6 +123,7 @@ export function customersRepo(db: DB) {
           billing_address: f.billingAddress,
           state_code: f.stateCode,
           active: f.active,
+          account_manager_id: f.accountManagerId,
           updated_at: now,
         })
         .where('id', '=', id)

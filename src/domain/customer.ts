@@ -15,10 +15,12 @@ export interface Customer {
   active: boolean;
   createdAt: string;
   updatedAt: string;
+  /** The POC or ADMIN who owns the orders the customer's people place (null: none yet); only an ADMIN sets it. */
+  accountManagerId?: string | null;
 }
 
 /** The fields a request may set; `active` is checked by role in the action. */
-export type CustomerFields = Partial<Pick<Customer, 'name' | 'gstin' | 'email' | 'phone' | 'billingAddress' | 'stateCode' | 'active'>>;
+export type CustomerFields = Partial<Pick<Customer, 'name' | 'gstin' | 'email' | 'phone' | 'billingAddress' | 'stateCode' | 'active' | 'accountManagerId'>>;
 
 /** The duplicate rule's key: trimmed, inner spaces collapsed, case-folded (so "Acme  Prints" and "acme prints" are one name). */
 export const nameKey = (name: string): string => name.trim().replace(/\s+/gu, ' ').normalize('NFC').toLowerCase();

@@ -337,6 +337,7 @@ export const Customer = Type.Object({
   billingAddress: NullableString(),
   stateCode: NullableString({ description: "the GST state code (two digits); the GSTIN's first two when it has one" }),
   active: Type.Boolean(),
+  accountManagerId: NullableString({ description: "the POC or ADMIN who owns the orders the customer's people place" }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -358,6 +359,7 @@ const customerFields = {
   billingAddress: Type.Optional(NullableString({ description: `at most ${MAX_LENGTH.billingAddress} characters` })),
   stateCode: Type.Optional(NullableString({ description: "the GST state code, two digits; with a GSTIN it is the GSTIN's first two (filled in when not sent)" })),
   active: Type.Optional(Type.Boolean({ description: 'ADMIN only' })),
+  accountManagerId: Type.Optional(NullableString({ description: 'ADMIN only: an active POC or ADMIN who owns the orders the customer’s people place; null clears' })),
 };
 
 export const NewCustomer = Type.Object({ name: Type.String({ description: `unique (case-insensitive), at most ${MAX_LENGTH.name} characters` }), ...customerFields }, { additionalProperties: false });

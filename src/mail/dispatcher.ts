@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { detailsFor } from '../domain/shop-notes.js';
 import type { ClaimedMail } from '../db/mail.js';
 import type { Store } from '../db/store.js';
 import type { Log } from '../logger.js';
@@ -149,7 +150,8 @@ export class MailDispatcher {
     if (!events.length) return null;
     const names = new Map<string, string>();
     for (const id of new Set(events.map((e) => e.actorId))) names.set(id, (await this.store.users.findById(id))?.name ?? 'someone');
-    const listed: MailEvent[] = events.map((e) => ({ action: e.action, actorName: names.get(e.actorId)!, at: e.at, details: e.details }));
+    // A CLIENT's email leaves out the shop's own notes (domain/shop-notes.ts), as their activity does.
+    const listed: MailEvent[] = events.map((e) => ({ action: e.action, actorName: names.get(e.actorId)!, at: e.at, details: detailsFor(recipient, e.action, e.details) }));
     return projectEmail({ name: recipient.name, address: recipient.email }, project, listed, this.config.publicUrl);
   }
 

@@ -67,7 +67,13 @@ const voided = (type: string): Rule => ({
 });
 
 export const EMAIL_RULES: Record<ActivityAction, Rule | null> = {
-  PROJECT_CREATED: { category: 'approvals', to: admins, label: 'New project', describe: ({ actorName }) => `New project requested by ${actorName}.` },
+  PROJECT_CREATED: {
+    category: 'approvals',
+    // An order placed by a customer's person: their account manager (its owner) hears of it as the admins do.
+    to: (_byPoc, details) => ({ admins: true, poc: typeof details.accountManagerId === 'string' }),
+    label: 'New project',
+    describe: ({ actorName }) => `New project requested by ${actorName}.`,
+  },
   // Corrections (an admin's PATCH) and edits of the details send no email.
   PROJECT_UPDATED: null,
   APPROVAL_REQUESTED: { category: 'approvals', to: admins, label: 'Approval requested again', describe: ({ actorName }) => `${actorName} asked for approval again.` },

@@ -8,6 +8,8 @@ import type { Customer } from '../domain/customer.js';
 import type { ActivityEntryWithNames, Comment, FileUpload, FileUploadWithNames, JobItem, Payment, ProjectWithNames, User } from '../domain/model.js';
 import { projectTotals } from '../domain/gst.js';
 import { balanceOf } from '../domain/pi.js';
+import { detailsFor, readsShopNotes } from '../domain/shop-notes.js';
+import type { Viewer } from '../domain/visibility.js';
 
 /**
  * What leaves the server. Each presenter whitelists its fields, so a new column never leaks (no password, hash or storage key).
@@ -68,8 +70,12 @@ export const projectTotalsOf = (p: ProjectWithNames, defaultCurrency: string) =>
     p.customerStateCode ?? null,
   );
 
-/** A project; `today` (YYYY-MM-DD in the shop's time zone) decides whether it is overdue; `currency` (the CURRENCY setting) is its totals' without a PI. */
-export const presentProject = (p: ProjectWithNames, today: string, currency = 'INR') => ({
+/**
+ * A project; `today` (YYYY-MM-DD in the shop's time zone) decides whether it is overdue. `viewer`:
+ * who reads it; a CLIENT never reads the approval's note (domain/shop-notes.ts). Without one (webhooks) the note stays.
+ * `currency` (the CURRENCY setting) is its totals' without a PI.
+ */
+export const presentProject = (p: ProjectWithNames, today: string, viewer?: Pick<Viewer, 'role'>, currency = 'INR') => ({
   id: p.id,
   number: p.number,
   name: p.name,
@@ -82,7 +88,7 @@ export const presentProject = (p: ProjectWithNames, today: string, currency = 'I
   piStatus: p.piStatus,
   approval: p.approval && {
     status: p.approval.status,
-    note: p.approval.note,
+    note: viewer && !readsShopNotes(viewer) ? null : p.approval.note,
     decidedById: p.approval.decidedById,
     decidedByName: p.approval.decidedByName,
     decidedAt: p.approval.decidedAt,
@@ -135,6 +141,7 @@ export const presentCustomer = (c: Customer, clients?: CustomerClient[]) => ({
   billingAddress: c.billingAddress,
   stateCode: c.stateCode ?? null,
   active: c.active,
+  accountManagerId: c.accountManagerId ?? null,
   createdAt: c.createdAt,
   updatedAt: c.updatedAt,
   ...(clients && { clients: clients.map((u) => ({ id: u.id, name: u.name, email: u.email, active: u.active })) }),
@@ -171,14 +178,15 @@ export const presentFile = (f: FileUploadWithNames, duplicateOf: DuplicateOf | n
 /** The upload's answer (specification 4.1 step 12): exactly these four fields. */
 export const presentUpload = (f: FileUpload, access: DocumentAccess) => ({ id: f.id, url: documentAddress(access, f), filename: f.filename, size: f.size });
 
-export const presentActivity = (a: ActivityEntryWithNames) => ({
+/** An activity entry as `viewer` reads it: a CLIENT without the shop's own notes (domain/shop-notes.ts). */
+export const presentActivity = (a: ActivityEntryWithNames, viewer?: Pick<Viewer, 'role'>) => ({
   id: a.id,
   userId: a.userId,
   userName: a.userName,
   action: a.action,
   entityType: a.entityType,
   entityId: a.entityId,
-  details: a.details,
+  details: viewer ? detailsFor(viewer, a.action, a.details) : a.details,
   createdAt: a.createdAt,
 });
 

@@ -31,7 +31,8 @@ export async function activityRoutes(app: App, { deps, hooks }: RouteContext) {
       const { action, ...filter } = req.query;
       const known = action === undefined || isActivityAction(action) ? action : null;
       const page = await deps.store.activity.list(actorOf(req), { ...filter, action: known, limit: filter.limit ?? 50 });
-      return { items: page.items.map(presentActivity), nextCursor: page.nextCursor };
+      const actor = actorOf(req);
+      return { items: page.items.map((a) => presentActivity(a, actor)), nextCursor: page.nextCursor };
     },
   );
 

@@ -38,11 +38,12 @@ export async function boardRoutes(app: App, { deps, hooks }: RouteContext) {
       },
     },
     async (req) => {
-      const board = await boardOf(deps, actorOf(req), { pocId: req.query.pocId || undefined, customerId: req.query.customerId || undefined });
+      const actor = actorOf(req);
+      const board = await boardOf(deps, actor, { pocId: req.query.pocId || undefined, customerId: req.query.customerId || undefined });
       return {
         today: board.today,
         deliveredSince: board.deliveredSince,
-        items: board.projects.map(({ project, allowedActions }) => ({ ...presentProject(project, board.today), allowedActions })),
+        items: board.projects.map(({ project, allowedActions }) => ({ ...presentProject(project, board.today, actor, deps.config.currency), allowedActions })),
       };
     },
   );

@@ -1,7 +1,9 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { todayOf } from '../../deps.js';
 import { holdOrRelease } from '../../actions/hold.js';
+import { reorderProject } from '../../actions/reorder.js';
 import { MAX_HOLD_REASON, MAX_LENGTH } from '../../domain/limits.js';
+import type { Actor } from '../../domain/model.js';
 import { presentProject } from '../../presenters/index.js';
 import { actorOf } from '../session.js';
 import { IdParams, NullableString, Project, errorRef } from '../schemas.js';
@@ -9,7 +11,7 @@ import { type App, type RouteContext, withRequestLog } from './context.js';
 
 /** The floor's routes (interface.md, "Holds, rush, reorders" and "The job ticket"). */
 export async function floorRoutes(app: App, { deps, hooks }: RouteContext) {
-  const present = (p: Parameters<typeof presentProject>[0]) => presentProject(p, todayOf(deps));
+  const present = (p: Parameters<typeof presentProject>[0], viewer: Actor) => presentProject(p, todayOf(deps), viewer, deps.config.currency);
 
   app.post(
     '/api/projects/:id/hold',
@@ -24,7 +26,7 @@ export async function floorRoutes(app: App, { deps, hooks }: RouteContext) {
         response: { 200: Project, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef },
       },
     },
-    async (req) => present(await holdOrRelease(withRequestLog(deps, req), actorOf(req), req.params.id, 'hold', req.body)),
+    async (req) => present(await holdOrRelease(withRequestLog(deps, req), actorOf(req), req.params.id, 'hold', req.body), actorOf(req)),
   );
 
   app.post(
@@ -40,6 +42,30 @@ export async function floorRoutes(app: App, { deps, hooks }: RouteContext) {
         response: { 200: Project, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef },
       },
     },
-    async (req) => present(await holdOrRelease(withRequestLog(deps, req), actorOf(req), req.params.id, 'release', req.body ?? {})),
+    async (req) => present(await holdOrRelease(withRequestLog(deps, req), actorOf(req), req.params.id, 'release', req.body ?? {}), actorOf(req)),
+  );
+
+  app.post(
+    '/api/projects/:id/reorder',
+    {
+      onRequest: hooks.requireSession,
+      schema: {
+        tags: ['projects'],
+        operationId: 'reorderProject',
+        summary: "Repeat a job as a new REQUESTED project: the same name, description, customer, delivery address and lines; nothing of its approval, PI, payments, proofs or documents (ADMIN, the owner, or a CLIENT of the project's customer)",
+        params: IdParams,
+        body: Type.Optional(
+          Type.Object(
+            {
+              dueDate: Type.Optional(NullableString({ description: 'YYYY-MM-DD; null or absent: none' })),
+              reference: Type.Optional(NullableString({ description: `the customer's new order number, at most ${MAX_LENGTH.reference} characters` })),
+            },
+            { additionalProperties: false },
+          ),
+        ),
+        response: { 201: Project, 400: errorRef, 401: errorRef, 404: errorRef, 409: errorRef },
+      },
+    },
+    async (req, reply) => reply.code(201).send(present(await reorderProject(withRequestLog(deps, req), actorOf(req), req.params.id, req.body ?? {}), actorOf(req))),
   );
 }

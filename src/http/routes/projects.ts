@@ -71,7 +71,7 @@ const filterOf = (query: Static<TObject<typeof LIST_FILTERS>>) => ({
 /** Projects (interface.md) and their lifecycle actions (domain/project-lifecycle.ts). */
 export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
   /** A project as answered: `overdue` against today in the shop's time zone. */
-  const present = (p: Parameters<typeof presentProject>[0]) => presentProject(p, todayOf(deps), deps.config.currency);
+  const present = (p: Parameters<typeof presentProject>[0], viewer: Actor) => presentProject(p, todayOf(deps), viewer, deps.config.currency);
 
   app.post(
     '/api/projects',
@@ -84,10 +84,10 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
           { name: Type.String(), description: Type.Optional(NullableString()), pocId: Type.Optional(Type.String()), customerId: CustomerIdInput, ...JobInput },
           { additionalProperties: false },
         ),
-        response: { 201: Project, 400: errorRef, 401: errorRef },
+        response: { 201: Project, 400: errorRef, 401: errorRef, 409: errorRef },
       },
     },
-    async (req, reply) => reply.code(201).send(present(await createProject(withRequestLog(deps, req), actorOf(req), req.body))),
+    async (req, reply) => reply.code(201).send(present(await createProject(withRequestLog(deps, req), actorOf(req), req.body), actorOf(req))),
   );
 
   app.get(
@@ -108,7 +108,8 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
     async (req) => {
       const result = await listProjects(deps, actorOf(req), { ...filterOf(req.query), limit: req.query.limit ?? 50, cursor: req.query.cursor });
       const today = todayOf(deps);
-      return { items: result.items.map((p) => presentProject(p, today, deps.config.currency)), nextCursor: result.nextCursor };
+      const actor = actorOf(req);
+      return { items: result.items.map((p) => presentProject(p, today, actor, deps.config.currency)), nextCursor: result.nextCursor };
     },
   );
 
@@ -149,7 +150,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
     async (req) => {
       const actor = actorOf(req);
       const { project, files, payments } = await getProject(deps, actor, req.params.id);
-      return { ...present(project), files: presentFiles(files, documentAccessOf(deps)), payments: payments.map(presentPayment), ...(await permissions(actor, project)) };
+      return { ...present(project, actor), files: presentFiles(files, documentAccessOf(deps)), payments: payments.map(presentPayment), ...(await permissions(actor, project)) };
     },
   );
 
@@ -177,7 +178,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
         response: { 200: Project, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef },
       },
     },
-    async (req) => present(await patchProject(withRequestLog(deps, req), actorOf(req), req.params.id, req.body)),
+    async (req) => present(await patchProject(withRequestLog(deps, req), actorOf(req), req.params.id, req.body), actorOf(req)),
   );
 
   app.patch(
@@ -195,7 +196,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
         response: { 200: Project, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef },
       },
     },
-    async (req) => present(await editProjectDetails(withRequestLog(deps, req), actorOf(req), req.params.id, req.body)),
+    async (req) => present(await editProjectDetails(withRequestLog(deps, req), actorOf(req), req.params.id, req.body), actorOf(req)),
   );
 
   app.post(
@@ -217,7 +218,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
         response: { 200: Project, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef },
       },
     },
-    async (req) => present(await submitPi(withRequestLog(deps, req), actorOf(req), req.params.id, req.body)),
+    async (req) => present(await submitPi(withRequestLog(deps, req), actorOf(req), req.params.id, req.body), actorOf(req)),
   );
 
   app.post(
@@ -252,7 +253,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
     async (req) => {
       const body = req.body as { note?: unknown } | undefined;
       const note = typeof body?.note === 'string' && body.note.trim() ? body.note.trim() : null;
-      return present(await runProjectAction(withRequestLog(deps, req), actorOf(req), req.params.id, req.params.action, note));
+      return present(await runProjectAction(withRequestLog(deps, req), actorOf(req), req.params.id, req.params.action, note), actorOf(req));
     },
   );
 }
