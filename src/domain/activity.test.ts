@@ -59,6 +59,9 @@ test('every action in the list is written by something, once', () => {
     'COMMENT_ADDED', // POST /api/projects/:id/comments
     'PROJECT_HELD', // POST /api/projects/:id/hold
     'PROJECT_RELEASED', // POST /api/projects/:id/release
+    'PROOF_POSTED', // POST /api/projects/:id/proofs
+    'PROOF_APPROVED', // .../proofs/:proofId/approve, and through a link
+    'PROOF_CHANGES_REQUESTED', // .../proofs/:proofId/request-changes, and through a link
   ];
   assert.equal(new Set(written).size, written.length, 'no two writers share an action');
   assert.deepEqual([...written].sort(), [...ACTIVITY_ACTIONS].sort());

@@ -94,7 +94,7 @@ else
       assert.equal((await api.post('/api/auth/login', { email: PERSON.email, password: 'a-brand-new-one' })).status, 200);
       const account = (await api.get('/api/account')).body;
       assert.equal(account.name, 'Farah Khan');
-      assert.deepEqual(account.emailPreferences, { approvals: true, pi: true, progress: false, documents: true, dueDigest: true, comments: true });
+      assert.deepEqual(account.emailPreferences, { approvals: true, pi: true, progress: false, documents: true, dueDigest: true, comments: true, proofs: true });
       assert.deepEqual(problems, []);
     });
   });
