@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { type JobFields, type JobItem, type Project, api } from '../api';
+import { type JobFields, type Project, api } from '../api';
 import { Field, placeError } from './index';
-import { formatDay, formatNumber } from '../format';
+import { formatNumber } from '../format';
 import { LiveTotals, type PriceValues, PriceFields, emptyPrices, priceBody, priceValuesOf } from '../money-ui';
 import { ITEMS, ITEM_MAX_LENGTH, MAX_LENGTH } from '../../../src/domain/limits';
 import { parseWhole } from '../numbers';
