@@ -41,8 +41,8 @@ describe('comments', () => {
       svc.signIn('CLIENT', { email: 'cleo@example.com', name: 'Cleo Client' }),
     ]);
     ofPoc = (await svc.createProject(poc.user.id, { name: 'Menus' })).id;
-    // Today a CLIENT owns what they create, like a POC.
-    const created = await clientOwner.client.post('/api/projects', { name: 'Cleo cards' });
+    // A project a CLIENT owns (an ADMIN may give one to any active user; a CLIENT's own orders go to the account manager).
+    const created = await admin.client.post('/api/projects', { name: 'Cleo cards', pocId: clientOwner.user.id });
     assert.equal(created.status, 201, created.text);
     ofClient = created.body.id;
   });
@@ -270,7 +270,7 @@ describe('comments', () => {
       const mails = smtp.received.slice(from);
       assert.deepEqual(mails.map((m) => m.rcptTo.join(',')).sort(), ['abe@example.com', 'cleo@example.com']);
       const toClient = mails.find((m) => m.rcptTo.includes('cleo@example.com'))!;
-      assert.equal(toClient.subject, 'New comment: Cleo cards');
+      assert.match(toClient.subject, /^New comment: #\d+ Cleo cards$/);
       assert.match(toClient.text, /Comment by Ann Admin: email: for Cleo too/);
       assert.ok(!smtp.received.some((m) => m.rcptTo.includes('cleo@example.com') && /shop only/.test(m.text + m.html)));
     });
@@ -318,9 +318,7 @@ describe('comment emails are batched like other changes (MAIL_BATCH_SECONDS)', (
   test('two comments and an upload-free change within the window: one email per recipient, each comment’s text listed in order', async () => {
     const admin = await svc.signIn('ADMIN', { email: 'batch-admin@example.com', name: 'Ann Admin' });
     const client = await svc.signIn('CLIENT', { email: 'batch-client@example.com', name: 'Cleo Client' });
-    const created = await client.client.post('/api/projects', { name: 'Brochures' });
-    assert.equal(created.status, 201);
-    const id = created.body.id as string;
+    const id = (await svc.createProject(client.user.id, { name: 'Brochures' })).id;
     assert.equal((await admin.client.post(`/api/projects/${id}/comments`, { body: 'First: which paper?' })).status, 201);
     assert.equal((await admin.client.post(`/api/projects/${id}/comments`, { body: 'Shop only: check stock', internal: true })).status, 201);
     assert.equal((await admin.client.post(`/api/projects/${id}/comments`, { body: 'Second: 300 gsm.' })).status, 201);
@@ -328,7 +326,7 @@ describe('comment emails are batched like other changes (MAIL_BATCH_SECONDS)', (
     await sendNow(svc);
     const toClient = smtp.received.filter((m) => m.rcptTo.includes('batch-client@example.com'));
     assert.equal(toClient.length, 1);
-    assert.equal(toClient[0]!.subject, '2 updates: Brochures');
+    assert.match(toClient[0]!.subject, /^2 updates: #\d+ Brochures$/);
     assert.match(toClient[0]!.text, /- Comment by Ann Admin: First: which paper\?\n- Comment by Ann Admin: Second: 300 gsm\.\n/);
     assert.ok(!toClient[0]!.text.includes('check stock'));
     // The admin wrote them all and created nothing: only the project's creation reached them.

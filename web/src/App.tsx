@@ -124,9 +124,6 @@ function Header({ live }: { live: Live }) {
           {user.role === 'ADMIN' && <NavLink href="/webhooks">Webhooks</NavLink>}
           {user.role === 'ADMIN' && <NavLink href="/reports">Reports</NavLink>}
           {user.role === 'ADMIN' && <NavLink href="/invoices">Invoices</NavLink>}
-          {user.role === 'ADMIN' && <NavLink href="/settings/shop">Shop</NavLink>}
-          {user.role === 'ADMIN' && <NavLink href="/invoices">Invoices</NavLink>}
-          {user.role === 'ADMIN' && <NavLink href="/settings/shop">Shop</NavLink>}
           <NavLink href="/account">My account</NavLink>
         </nav>
         <div className="account">

@@ -31,6 +31,9 @@ export function InvoicesPage() {
   return (
     <>
       <PageTitle>Invoices</PageTitle>
+      <p className="lead">
+        What the tax invoices print about the shop (name, GSTIN, bank details, the number's prefix): <Link href="/settings/shop">Shop settings</Link>.
+      </p>
       <div className="card filters">
         <div className="field">
           <label htmlFor="inv-from">From</label>
