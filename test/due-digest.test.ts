@@ -108,16 +108,16 @@ describe('the due-date digest: who gets what, when', () => {
     assert.equal(mine!.subject, 'Due dates for 10 Mar 2026: 1 overdue, 1 due today');
     const url = svc.deps.config.publicUrl;
     assert.match(mine!.text, /Hello Pia Poc,/);
-    assert.match(mine!.text, /Overdue \(1\):\n\n- Late <b>bold<\/b> & co \(ref\. PO <7> & "x"\): due 8 Mar 2026, 2 days overdue; /);
+    assert.match(mine!.text, /Overdue \(1\):\n\n- #\d+ Late <b>bold<\/b> & co \(ref\. PO <7> & "x"\): due 8 Mar 2026, 2 days overdue; /);
     assert.ok(mine!.text.includes(`${url}/projects/${projects.late}`), 'the overdue project has its link');
-    assert.match(mine!.text, /Due today \(1\):\n\n- today: due today; /);
+    assert.match(mine!.text, /Due today \(1\):\n\n- #\d+ today: due today; /);
     assert.ok(mine!.text.includes(`${url}/projects/${projects.today}`));
     for (const left of ['tomorrow', 'delivered', 'cancelled', 'undated', 'other', 'later']) {
       assert.ok(!mine!.text.includes(projects[left]!), `${left} is not in the POC's digest`);
     }
     // Nothing a person typed is HTML: the name and the reference arrive escaped, the links are the project's.
     assert.ok(!mine!.html.includes('<b>bold</b>'), 'the name is not rendered as HTML');
-    assert.match(mine!.html, /<a href="[^"]*\/projects\/[^"]+">Late &#60;b&#62;bold&#60;\/b&#62; &#38; co<\/a> \(ref\. PO &#60;7&#62; &#38; &#34;x&#34;\)/);
+    assert.match(mine!.html, /<a href="[^"]*\/projects\/[^"]+">#\d+ Late &#60;b&#62;bold&#60;\/b&#62; &#38; co<\/a> \(ref\. PO &#60;7&#62; &#38; &#34;x&#34;\)/);
     assert.ok(mine!.html.includes(`href="${url}/projects/${projects.today}"`));
 
     const [theirs] = digestsTo(smtp, otherPoc);
@@ -155,8 +155,8 @@ describe('the due-date digest: who gets what, when', () => {
     const mails = digestsTo(smtp, poc);
     assert.equal(mails.length, 2);
     assert.equal(mails[1]!.subject, 'Due dates for 11 Mar 2026: 2 overdue, 1 due today');
-    assert.match(mails[1]!.text, /- today: due 10 Mar 2026, 1 day overdue; /);
-    assert.match(mails[1]!.text, /Due today \(1\):\n\n- tomorrow: due today; /);
+    assert.match(mails[1]!.text, /- #\d+ today: due 10 Mar 2026, 1 day overdue; /);
+    assert.match(mails[1]!.text, /Due today \(1\):\n\n- #\d+ tomorrow: due today; /);
     assert.equal(digestsTo(smtp, idlePoc).length, 1, "the idle POC's project due yesterday is overdue now");
   });
 
