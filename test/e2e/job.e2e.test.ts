@@ -148,7 +148,7 @@ else
 
       await line2.getByLabel('Description').fill('Envelopes C4');
       await line2.getByLabel('Quantity').fill('2000');
-      await line2.getByLabel('Unit').fill('boxes');
+      await line2.getByLabel('Unit', { exact: true }).fill('boxes');
       await admin.getByRole('button', { name: 'Create project' }).click();
       await heading(admin, PROJECT).waitFor();
       projectId = new URL(admin.url()).pathname.split('/').pop()!;
