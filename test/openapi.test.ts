@@ -100,7 +100,7 @@ test('projects document the job: its fields in answers and bodies, the list’s 
   const project = list.responses['200']!.content['application/json']!.schema.properties!.items!.items!;
   for (const field of ['reference', 'dueDate', 'deliveryAddress', 'overdue', 'items']) assert.ok(project.properties?.[field], `the project answer names ${field}`);
   assert.equal(project.properties!.dueDate!.format, 'date');
-  assert.deepEqual(Object.keys(project.properties!.items!.items!.properties!), ['id', 'description', 'quantity', 'unit', 'size', 'stock', 'colours', 'finishing', 'notes']);
+  assert.deepEqual(Object.keys(project.properties!.items!.items!.properties!), ['id', 'description', 'quantity', 'unit', 'size', 'stock', 'colours', 'finishing', 'notes', 'unitPrice', 'hsnSac', 'gstRate']);
   for (const [path, method] of [['/api/projects', 'post'], ['/api/projects/{id}', 'patch'], ['/api/projects/{id}/details', 'patch']] as const) {
     const body = paths[path]?.[method]?.requestBody?.content['application/json']?.schema.properties as Record<string, Schema> | undefined;
     assert.ok(body, `${method.toUpperCase()} ${path} has a JSON body`);

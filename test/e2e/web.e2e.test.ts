@@ -126,7 +126,7 @@ function describeBrowserTests() {
       await hasText(admin.getByTestId('live'), 'Live');
 
       // On to the projects with Tab and Enter: the focus moves to the new page's heading.
-      for (let i = 0; i < 10 && (await admin.evaluate(() => document.activeElement?.textContent)) !== 'Projects'; i++) await admin.keyboard.press('Shift+Tab');
+      for (let i = 0; i < 40 && (await admin.evaluate(() => document.activeElement?.textContent)) !== 'Projects'; i++) await admin.keyboard.press('Shift+Tab');
       await admin.keyboard.press('Enter');
       await heading(admin, 'Projects').waitFor();
       await settles(() => admin.evaluate(() => document.activeElement?.tagName), 'H1', 'the new page’s heading has the focus');
