@@ -20,7 +20,7 @@ const NOT_FOUND = { error: 'Project not found' };
 /** The job's fields of a project that has none recorded (test/job.test.ts covers them). */
 const NO_JOB = { reference: null, dueDate: null, deliveryAddress: null, overdue: false, items: [] };
 /** No PI yet, nothing paid (interface.md, "The PI and payments"). */
-const NO_PI = { pi: null, paid: 0, balance: null, proof: null };
+const NO_PI = { pi: null, paid: 0, balance: null, proof: null, totals: null, invoice: null };
 /** Neither rush nor held nor a reorder (interface.md, "Holds, rush, reorders"). */
 const PLAIN = { rush: false, hold: null, repeatOf: null };
 const FORBIDDEN = { error: 'Forbidden' };
