@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js';
-import type { Actor } from '../domain/model.js';
+import type { Actor, FileUpload } from '../domain/model.js';
 import { etagMatches, previewEtag, previewKey, previewKindOf } from '../domain/previews.js';
 import { maySeeProject } from '../domain/visibility.js';
 import { errors } from '../errors.js';
@@ -23,12 +23,25 @@ export async function documentPreview(
   if (!project || !maySeeProject(actor, project)) throw errors.projectNotFound();
   const file = await deps.store.files.findById(request.fileId);
   if (!file || file.projectId !== project.id) throw errors.documentNotFound();
+  return previewOfFile(deps, file, request, actor.id);
+}
+
+/**
+ * A page of a stored file (a document, or a proof read as one) through the previews' cache, bounds
+ * and ETag; `requesterId` is whose turn it takes in the fair queue (none for an approval link's visitor).
+ */
+export async function previewOfFile(
+  deps: Pick<Deps, 'storage' | 'previews'>,
+  file: FileUpload,
+  request: { page: number; width: number; ifNoneMatch?: string },
+  requesterId?: string,
+): Promise<PreviewAnswer> {
   const kind = previewKindOf(file);
   if (!kind) throw errors.noPreview();
   const etag = previewEtag(previewKey(file, request.page, request.width));
   let preview;
   try {
-    preview = await deps.previews.of(deps.storage, file, kind, request.page, request.width, actor.id);
+    preview = await deps.previews.of(deps.storage, file, kind, request.page, request.width, requesterId);
   } catch (err) {
     // A record whose bytes the store no longer holds cannot be shown.
     if (err instanceof ObjectMissingError) throw errors.noPreview();

@@ -1,12 +1,10 @@
 import type { Deps } from '../deps.js';
 import type { Actor, FileUpload } from '../domain/model.js';
-import { etagMatches, previewEtag, previewKey, previewKindOf } from '../domain/previews.js';
 import type { Proof, ProofWithNames } from '../domain/proofs.js';
 import { proofErrors } from '../domain/proofs.js';
 import { maySeeProject } from '../domain/visibility.js';
 import { errors } from '../errors.js';
-import { ObjectMissingError } from '../storage/types.js';
-import type { PreviewAnswer } from './document-preview.js';
+import { type PreviewAnswer, previewOfFile } from './document-preview.js';
 
 export type { PreviewAnswer };
 
@@ -36,20 +34,7 @@ export async function previewOfProof(
   proof: Proof,
   request: { page: number; width: number; ifNoneMatch?: string },
 ): Promise<PreviewAnswer> {
-  const file = proofAsDocument(proof);
-  const kind = previewKindOf(file);
-  if (!kind) throw errors.noPreview();
-  const etag = previewEtag(previewKey(file, request.page, request.width));
-  let preview;
-  try {
-    preview = await deps.previews.of(deps.storage, file, kind, request.page, request.width);
-  } catch (err) {
-    if (err instanceof ObjectMissingError) throw errors.noPreview();
-    throw err;
-  }
-  if ('none' in preview) throw errors.noPreview();
-  if (etagMatches(request.ifNoneMatch, etag)) return { notModified: true, etag, pages: preview.pages };
-  return { notModified: false, image: preview.image, contentType: preview.contentType, etag, pages: preview.pages };
+  return previewOfFile(deps, proofAsDocument(proof), request);
 }
 
 /** GET /api/projects/:id/proofs: every version, newest first, for whoever may see the project (404 otherwise). */

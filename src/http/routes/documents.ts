@@ -3,9 +3,8 @@ import { documentPreview } from '../../actions/document-preview.js';
 import { projectArchive } from '../../actions/documents-archive.js';
 import { voidDocument } from '../../actions/void-document.js';
 import { MAX_LENGTH } from '../../domain/limits.js';
-import { PREVIEW_WIDTH, previewParams } from '../../domain/previews.js';
-import { AppError } from '../../errors.js';
 import { presentFile } from '../../presenters/index.js';
+import { PreviewQuery, previewRequestOf, sendPreview } from '../previews.js';
 import { actorOf } from '../session.js';
 import { FileUpload, IdParams, errorRef } from '../schemas.js';
 import { type App, type RouteContext, documentAccessOf, documentationOnly, withRequestLog } from './context.js';
@@ -51,12 +50,7 @@ export async function documentRoutes(app: App, { deps, hooks }: RouteContext) {
           `scaled to width with its proportions kept, never wider than the picture itself or the PDF page at 144 dpi. Cached, with an ETag (If-None-Match → 304). ` +
           '404 "No preview for this document": a type without one, a voided document, a page past the end, or a file that cannot be read within 10 s and bounded memory.',
         params: Type.Object({ id: Type.String(), fileId: Type.String() }),
-        querystring: Type.Object({
-          page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'the page, from 1 (a picture has one)' })),
-          width: Type.Optional(
-            Type.Integer({ minimum: PREVIEW_WIDTH.min, maximum: PREVIEW_WIDTH.max, default: PREVIEW_WIDTH.default, description: 'in pixels' }),
-          ),
-        }),
+        querystring: PreviewQuery,
         produces: ['image/webp'],
         response: {
           200: Type.Unsafe<Buffer>({ description: 'the picture (image/webp)', type: 'string', format: 'binary' }),
@@ -69,19 +63,8 @@ export async function documentRoutes(app: App, { deps, hooks }: RouteContext) {
       },
     },
     async (req, reply) => {
-      const params = previewParams(req.query as Record<string, unknown>);
-      if ('error' in params) throw new AppError(400, params.error);
-      const { page, width } = params;
-      const ifNoneMatch = req.headers['if-none-match'];
-      const answer = await documentPreview(deps, actorOf(req), { projectId: req.params.id, fileId: req.params.fileId, page, width, ifNoneMatch });
-      reply.header('etag', answer.etag);
-      // Private: a shared cache must not keep a picture of someone's document; no-cache: access is checked again each time (a 304 is cheap).
-      reply.header('cache-control', 'private, no-cache');
-      reply.header('x-content-type-options', 'nosniff');
-      if (answer.pages !== null) reply.header('x-page-count', String(answer.pages));
-      if (answer.notModified) return reply.code(304).send(null);
-      reply.header('content-type', answer.contentType);
-      return reply.send(answer.image);
+      const { page, width, ifNoneMatch } = previewRequestOf(req.query, req.headers['if-none-match']);
+      return sendPreview(reply, await documentPreview(deps, actorOf(req), { projectId: req.params.id, fileId: req.params.fileId, page, width, ifNoneMatch }));
     },
   );
 

@@ -1,17 +1,14 @@
 import multipart from '@fastify/multipart';
 import { Type } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import { answerProof } from '../../actions/answer-proof.js';
-import type { PreviewAnswer } from '../../actions/document-preview.js';
 import { postProof } from '../../actions/post-proof.js';
 import { answerProofLink, proofLinkFile, proofLinkPreview, sendProofLink, viewProofLink } from '../../actions/proof-links.js';
 import { listProofs, projectProofPreview } from '../../actions/proof-preview.js';
 import { cleanContentType, dispositionFor } from '../../domain/documents.js';
-import { PREVIEW_WIDTH, previewParams } from '../../domain/previews.js';
 import { PROOF_LIMITS } from '../../domain/proofs.js';
-import { AppError } from '../../errors.js';
 import { presentLinkedProof, presentProof, presentProofLink } from '../../presenters/proofs.js';
 import { readProofForm } from '../../uploads/proof-form.js';
+import { PreviewQuery, previewRequestOf, sendPreview } from '../previews.js';
 import { actorOf } from '../session.js';
 import { IdParams, errorRef } from '../schemas.js';
 import { LinkedProof, Proof, ProofLinkSent, ProofLinkView } from '../proof-schemas.js';
@@ -19,10 +16,6 @@ import { type App, type RouteContext, documentAccessOf, documentationOnly, withR
 
 const ProofParams = Type.Object({ id: Type.String(), proofId: Type.String() });
 const TokenParams = Type.Object({ token: Type.String() });
-const PreviewQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'the page, from 1 (a picture has one)' })),
-  width: Type.Optional(Type.Integer({ minimum: PREVIEW_WIDTH.min, maximum: PREVIEW_WIDTH.max, default: PREVIEW_WIDTH.default, description: 'in pixels' })),
-});
 const previewResponses = {
   200: Type.Unsafe<Buffer>({ description: 'the picture (image/webp)', type: 'string', format: 'binary' }),
   304: Type.Null({ description: 'If-None-Match named the ETag' }),
@@ -35,24 +28,6 @@ const noteField = (required: boolean) =>
   required
     ? Type.String({ maxLength: PROOF_LIMITS.note, description: `1–${PROOF_LIMITS.note} characters: what should change` })
     : Type.Optional(Type.String({ maxLength: PROOF_LIMITS.note, description: `up to ${PROOF_LIMITS.note} characters` }));
-
-/** The page and width of a preview request (checked as written, as a document's preview does). */
-function previewRequestOf(query: unknown, ifNoneMatch: string | undefined) {
-  const params = previewParams(query as Record<string, unknown>);
-  if ('error' in params) throw new AppError(400, params.error);
-  return { ...params, ifNoneMatch };
-}
-
-/** A preview answer as a document's is sent. */
-function sendPreview(reply: FastifyReply, answer: PreviewAnswer) {
-  reply.header('etag', answer.etag);
-  reply.header('cache-control', 'private, no-cache');
-  reply.header('x-content-type-options', 'nosniff');
-  if (answer.pages !== null) reply.header('x-page-count', String(answer.pages));
-  if (answer.notModified) return reply.code(304).send(null);
-  reply.header('content-type', answer.contentType);
-  return reply.send(answer.image);
-}
 
 /** Proofs (interface.md, additions of 2026-11-27, "Proofs"): versions posted by the shop, answers, approval links. */
 export async function proofRoutes(app: App, { deps, hooks }: RouteContext) {
