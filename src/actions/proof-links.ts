@@ -108,14 +108,9 @@ async function openLink(deps: Pick<Deps, 'store' | 'config'>, token: string, add
 /** GET /api/proof-links/:token: the project's name, reference and customer, the proof, and its page count (1 for a picture, null without a preview). */
 export async function viewProofLink(deps: Pick<Deps, 'store' | 'config' | 'storage' | 'previews'>, token: string, address: string) {
   const { proof, project } = await openLink(deps, token, address);
+  // The first page's preview tells the count (and is what the page shows first): made once, then known in memory.
   const kind = previewKindOf(proof);
-  let pageCount: number | null = null;
-  if (kind === 'image') pageCount = 1;
-  if (kind === 'pdf') {
-    // The first page's preview tells the count (and is what the page shows first): made once, cached.
-    const first = await deps.previews.of(deps.storage, proofAsDocument(proof), kind, 1, 320).catch(() => null);
-    pageCount = first?.pages ?? null;
-  }
+  const pageCount = kind ? await deps.previews.pageCount(deps.storage, proofAsDocument(proof), kind, 320) : null;
   return { project, proof, pageCount };
 }
 
