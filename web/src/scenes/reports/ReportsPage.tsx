@@ -12,6 +12,7 @@ import {
   type Preset,
   type Range,
   chartMajor,
+  monthEnd,
   monthLabel,
   presetRange,
   reportCsvUrl,
@@ -51,7 +52,7 @@ export function ReportsPage() {
   // The on-time rate and turnaround of each month: the report of that month alone.
   const monthly = useQueries({
     queries: months.map((m) => {
-      const last = `${m}-${String(new Date(Date.UTC(Number(m.slice(0, 4)), Number(m.slice(5, 7)), 0)).getUTCDate()).padStart(2, '0')}`;
+      const last = monthEnd(m);
       return { ...reportQuery({ from: m === months[0] && range.from > `${m}-01` ? range.from : `${m}-01`, to: last < range.to ? last : range.to }), enabled: Boolean(report.data) };
     }),
   });
