@@ -15,6 +15,7 @@ import { proofLinkEmail } from '../mail/templates.js';
 import { ObjectMissingError } from '../storage/types.js';
 import { answerThroughLink } from './answer-proof.js';
 import { hashToken } from './auth.js';
+import { throttleState } from '../db/login-failures.js';
 import { type PreviewAnswer, previewOfProof, proofAsDocument } from './proof-preview.js';
 
 /** A new link's token: 40 base62 characters from the system's CSPRNG (≈ 238 bits). */
@@ -92,10 +93,10 @@ async function openLink(deps: Pick<Deps, 'store' | 'config'>, token: string, add
   const nowMs = Date.now();
   const retryAfter = (windowStartedAt: string) => Math.max(1, Math.ceil((Date.parse(windowStartedAt) + windowMs - Date.now()) / 1000));
   const plausible = /^[0-9A-Za-z]{32,200}$/.test(token);
-  const [opened, state] = await Promise.all([
-    plausible ? deps.store.proofs.links.open(hashToken(token)) : undefined,
-    deps.store.loginFailures.state(key, { windowStart: new Date(nowMs - windowMs).toISOString(), staleBefore: nowMs }),
-  ]);
+  const at = { windowStart: new Date(nowMs - windowMs).toISOString(), staleBefore: nowMs };
+  // One read for an open link: the link, its proof, the project's facts and the throttle's row together.
+  const opened = plausible ? await deps.store.proofs.links.open(hashToken(token), key) : undefined;
+  const state = opened ? throttleState(opened.throttle, at) : await deps.store.loginFailures.state(key, at);
   if (state.failures >= max) throw proofErrors.tooManyLinkAttempts(retryAfter(state.windowStartedAt));
   if (!opened || !linkOpen(opened.link, opened.proof, nowMs)) {
     const [counted] = await deps.store.loginFailures.count([key], new Date(nowMs).toISOString(), new Date(nowMs - windowMs).toISOString());
