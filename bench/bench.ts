@@ -214,7 +214,7 @@ async function largeUploads(ctx: BenchContext): Promise<void> {
     const cpu: Record<UploadTarget, number[]> = { ours: [], raw: [], 'raw+sha256': [] };
     let peak = 0;
     let growth = 0;
-    let probe: Probed = { latencies: [] };
+    let probe: Probed = { latencies: [], targets: [] };
     for (let round = 0; round < ctx.rounds; round++) {
       ctx.step(`uploading ${count} × ${label}, round ${round + 1}: raw, raw + SHA-256, then ours`);
       for (const target of ['raw', 'raw+sha256', 'ours'] as const) {
@@ -327,7 +327,7 @@ async function smallUploads(ctx: BenchContext): Promise<void> {
       const load = await runLoad(SMALL_UPLOAD.clients, SMALL_UPLOAD.maxCount, ctx.loadMs, (n) => smallUpload(ctx, target, { agent, fields, block: small, filename: `small-${n}.pdf` }));
       const cpuPerUpload = (cpuMsOf(server) - cpuBefore) / load.count;
       const mainPerUpload = (cpuMsOf(server, 'main') - mainBefore) / load.count;
-      return { rate: load.count / (load.elapsedMs / 1000), load, cpuPerUpload, mainPerUpload, probe: (await prober?.stop()) ?? { latencies: [] } };
+      return { rate: load.count / (load.elapsedMs / 1000), load, cpuPerUpload, mainPerUpload, probe: (await prober?.stop()) ?? { latencies: [], targets: [] } };
     } finally {
       await prober?.stop().catch(() => undefined);
       agent.destroy();

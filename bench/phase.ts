@@ -83,9 +83,14 @@ export async function watchEventLoop(port: number, token: string): Promise<{ sto
  * client's work does not delay it): how long any request waits behind the load. stop() gives the
  * latencies in ms, sorted, and with the service's METRICS_TOKEN its event-loop delay meanwhile.
  */
-export async function probeHealth(port: number, metricsToken?: string, intervalMs = 25): Promise<{ stop(): Promise<Probed> }> {
+export async function probeHealth(
+  port: number,
+  metricsToken?: string,
+  intervalMs = 25,
+  targets: { path: string; headers?: Record<string, string> }[] = [],
+): Promise<{ stop(): Promise<Probed> }> {
   const loop = metricsToken ? await watchEventLoop(port, metricsToken) : undefined;
-  const child = fork(path.join(import.meta.dirname, 'probe.ts'), [String(port), String(intervalMs)], {
+  const child = fork(path.join(import.meta.dirname, 'probe.ts'), [String(port), String(intervalMs), JSON.stringify(targets)], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, NODE_OPTIONS: '' },
@@ -97,24 +102,26 @@ export async function probeHealth(port: number, metricsToken?: string, intervalM
   let stopped: Promise<Probed> | undefined;
   return {
     stop: () =>
-      (stopped ??= new Promise<number[]>((resolve, reject) => {
+      (stopped ??= new Promise<{ latencies: number[]; targets: number[][] }>((resolve, reject) => {
         const timer = setTimeout(() => {
           child.kill('SIGKILL');
           reject(new Error('the /healthz probe did not report within 60 s'));
         }, 60_000);
-        child.once('message', (msg: { latencies: number[]; failure?: string }) => {
+        child.once('message', (msg: { latencies: number[]; targets: number[][]; failure?: string }) => {
           clearTimeout(timer);
           if (msg.failure) reject(new Error(`/healthz probe: ${msg.failure}`));
-          else resolve(msg.latencies.sort((a, b) => a - b));
+          else resolve({ latencies: msg.latencies.sort((a, b) => a - b), targets: msg.targets.map((t) => t.sort((a, b) => a - b)) });
         });
         child.send('stop');
-      }).then(async (latencies) => ({ latencies, loop: await loop?.stop() }))),
+      }).then(async (probed) => ({ ...probed, loop: await loop?.stop() }))),
   };
 }
 
 export interface Probed {
   /** /healthz latencies, ms, ascending. */
   latencies: number[];
+  /** The further targets' latencies (probeHealth's `targets`, in their order), ms, ascending. */
+  targets: number[][];
   /** The service's event-loop delay meanwhile (when it has /metrics). */
   loop?: LoopDelay;
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../src/app.js';
 import type { App } from '../src/http/routes/context.js';
@@ -56,6 +57,38 @@ describe('the app at / and its pages', () => {
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
     assert.equal(res.headers['referrer-policy'], 'same-origin');
     assert.equal(res.headers['x-frame-options'], 'DENY');
+  });
+
+  test('index.html answers compressed as the client accepts, with an ETag that answers 304; a new build is served without a restart', async () => {
+    const gz = await get(app, '/proofs/abc', { ...HTML, 'accept-encoding': 'gzip' });
+    assert.equal(gz.statusCode, 200);
+    assert.equal(gz.headers['content-encoding'], 'gzip');
+    assert.match(gz.headers.vary as string, /Accept-Encoding/);
+    assert.equal(zlib.gunzipSync(gz.rawPayload).toString(), INDEX);
+    const br = await get(app, '/', { 'accept-encoding': 'br, gzip' });
+    assert.equal(br.headers['content-encoding'], 'br');
+    assert.equal(zlib.brotliDecompressSync(br.rawPayload).toString(), INDEX);
+    const etag = gz.headers.etag as string;
+    assert.match(etag, /^"[\w-]+"$/);
+    const again = await get(app, '/', { 'if-none-match': etag });
+    assert.equal(again.statusCode, 304);
+    assert.equal(again.body, '');
+
+    // A rebuild: the next look at the disk (at most a second later) finds it.
+    const rebuilt = INDEX.replace('index-abc123.js', 'index-def456.js');
+    fs.writeFileSync(path.join(webRoot, 'index.html'), rebuilt);
+    try {
+      const deadline = Date.now() + 5000;
+      let body = '';
+      while (Date.now() < deadline && (body = (await get(app, '/', HTML)).body) !== rebuilt) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(body, rebuilt);
+      const changed = await get(app, '/', { 'if-none-match': etag });
+      assert.equal(changed.statusCode, 200, 'the old ETag no longer matches');
+    } finally {
+      fs.writeFileSync(path.join(webRoot, 'index.html'), INDEX);
+      const deadline = Date.now() + 5000;
+      while (Date.now() < deadline && (await get(app, '/', HTML)).body !== INDEX) await new Promise((r) => setTimeout(r, 100));
+    }
   });
 
   test('the CSP allows only our own scripts, styles and connections, and no framing', () => {

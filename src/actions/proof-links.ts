@@ -15,6 +15,7 @@ import { proofLinkEmail } from '../mail/templates.js';
 import { ObjectMissingError } from '../storage/types.js';
 import { answerThroughLink } from './answer-proof.js';
 import { hashToken } from './auth.js';
+import { throttleState } from '../db/login-failures.js';
 import { type PreviewAnswer, previewOfProof, proofAsDocument } from './proof-preview.js';
 
 /** A new link's token: 40 base62 characters from the system's CSPRNG (≈ 238 bits). */
@@ -92,10 +93,10 @@ async function openLink(deps: Pick<Deps, 'store' | 'config'>, token: string, add
   const nowMs = Date.now();
   const retryAfter = (windowStartedAt: string) => Math.max(1, Math.ceil((Date.parse(windowStartedAt) + windowMs - Date.now()) / 1000));
   const plausible = /^[0-9A-Za-z]{32,200}$/.test(token);
-  const [opened, state] = await Promise.all([
-    plausible ? deps.store.proofs.links.open(hashToken(token)) : undefined,
-    deps.store.loginFailures.state(key, { windowStart: new Date(nowMs - windowMs).toISOString(), staleBefore: nowMs }),
-  ]);
+  const at = { windowStart: new Date(nowMs - windowMs).toISOString(), staleBefore: nowMs };
+  // One read for an open link: the link, its proof, the project's facts and the throttle's row together.
+  const opened = plausible ? await deps.store.proofs.links.open(hashToken(token), key) : undefined;
+  const state = opened ? throttleState(opened.throttle, at) : await deps.store.loginFailures.state(key, at);
   if (state.failures >= max) throw proofErrors.tooManyLinkAttempts(retryAfter(state.windowStartedAt));
   if (!opened || !linkOpen(opened.link, opened.proof, nowMs)) {
     const [counted] = await deps.store.loginFailures.count([key], new Date(nowMs).toISOString(), new Date(nowMs - windowMs).toISOString());
@@ -108,14 +109,9 @@ async function openLink(deps: Pick<Deps, 'store' | 'config'>, token: string, add
 /** GET /api/proof-links/:token: the project's name, reference and customer, the proof, and its page count (1 for a picture, null without a preview). */
 export async function viewProofLink(deps: Pick<Deps, 'store' | 'config' | 'storage' | 'previews'>, token: string, address: string) {
   const { proof, project } = await openLink(deps, token, address);
+  // The first page's preview tells the count (and is what the page shows first): made once, then known in memory.
   const kind = previewKindOf(proof);
-  let pageCount: number | null = null;
-  if (kind === 'image') pageCount = 1;
-  if (kind === 'pdf') {
-    // The first page's preview tells the count (and is what the page shows first): made once, cached.
-    const first = await deps.previews.of(deps.storage, proofAsDocument(proof), kind, 1, 320).catch(() => null);
-    pageCount = first?.pages ?? null;
-  }
+  const pageCount = kind ? await deps.previews.pageCount(deps.storage, proofAsDocument(proof), kind, 320) : null;
   return { project, proof, pageCount };
 }
 

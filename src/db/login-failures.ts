@@ -77,9 +77,7 @@ export function loginFailuresRepo(db: DB) {
     /** The key's failures in the window (and when it ends) and its places taken, for an attempt that found no place. */
     async state(key: string, at: { windowStart: string; staleBefore: number }): Promise<{ failures: number; windowStartedAt: string; pending: number }> {
       const row = await db.selectFrom('login_failures').select(['failures', 'window_started_at', 'pending', 'pending_at']).where('key', '=', key).executeTakeFirst();
-      if (!row) return { failures: 0, windowStartedAt: at.windowStart, pending: 0 };
-      const inWindow = Date.parse(row.window_started_at) > Date.parse(at.windowStart);
-      return { failures: inWindow ? Number(row.failures) : 0, windowStartedAt: row.window_started_at, pending: Number(row.pending_at) > at.staleBefore ? Number(row.pending) : 0 };
+      return throttleState(row ? { failures: Number(row.failures), windowStartedAt: row.window_started_at, pending: Number(row.pending), pendingAt: Number(row.pending_at) } : null, at);
     },
     /**
      * Gives the place back with the attempt's outcome: a failure is counted (a new window starts
@@ -105,4 +103,14 @@ export function loginFailuresRepo(db: DB) {
         .execute();
     },
   };
+}
+
+/** A key's row (or none) as the throttle reads it: its failures within the window (and when that began) and its places taken not yet stale. */
+export function throttleState(
+  row: { failures: number; windowStartedAt: string; pending: number; pendingAt: number } | null,
+  at: { windowStart: string; staleBefore: number },
+): { failures: number; windowStartedAt: string; pending: number } {
+  if (!row) return { failures: 0, windowStartedAt: at.windowStart, pending: 0 };
+  const inWindow = Date.parse(row.windowStartedAt) > Date.parse(at.windowStart);
+  return { failures: inWindow ? row.failures : 0, windowStartedAt: row.windowStartedAt, pending: row.pendingAt > at.staleBefore ? row.pending : 0 };
 }

@@ -37,6 +37,14 @@ const toProof = (r: ProofRow): Proof => ({
 });
 
 /** A stored approval link. */
+/** A throttle key's row (login_failures) as read beside a link. */
+export interface ThrottleRow {
+  failures: number;
+  windowStartedAt: string;
+  pending: number;
+  pendingAt: number;
+}
+
 export interface ProofLink {
   id: string;
   proofId: string;
@@ -181,8 +189,12 @@ export function proofsRepo(db: DB, dialect: Database['dialect']) {
       async remove(id: string): Promise<void> {
         await db.deleteFrom('proof_links').where('id', '=', id).execute();
       },
-      /** A link by its token's hash, with its proof and the three facts of the project its page shows: one read. */
-      async open(tokenHash: string): Promise<{ link: ProofLink; proof: Proof; project: { id: string; name: string; reference: string | null; customerName: string | null } } | undefined> {
+      /**
+       * A link by its token's hash, with its proof, the three facts of the project its page shows
+       * and the throttle's row of `throttleKey` (login_failures, as loginFailures.state reads it):
+       * one read, one round trip to the database.
+       */
+      async open(tokenHash: string, throttleKey: string): Promise<{ link: ProofLink; proof: Proof; project: { id: string; name: string; reference: string | null; customerName: string | null }; throttle: ThrottleRow | null } | undefined> {
         const r = await db
           .selectFrom('proof_links')
           .innerJoin('proofs', 'proofs.id', 'proof_links.proof_id')
@@ -200,6 +212,7 @@ export function proofsRepo(db: DB, dialect: Database['dialect']) {
             'projects.reference as project_reference',
             'customers.name as customer_name',
           ])
+          .select((eb) => (['failures', 'window_started_at', 'pending', 'pending_at'] as const).map((c) => eb.selectFrom('login_failures').select(c).where('key', '=', throttleKey).as(`throttle_${c}`)))
           .where('proof_links.token_hash', '=', tokenHash)
           .executeTakeFirst();
         if (!r) return undefined;
@@ -207,6 +220,10 @@ export function proofsRepo(db: DB, dialect: Database['dialect']) {
           link: { id: r.link_id, proofId: r.id, email: r.link_email, name: r.link_name, createdById: r.link_created_by_id, createdAt: r.link_created_at, expiresAt: r.link_expires_at },
           proof: toProof(r),
           project: { id: r.project_id, name: r.project_name, reference: r.project_reference, customerName: r.customer_name },
+          throttle:
+            r.throttle_window_started_at == null
+              ? null
+              : { failures: Number(r.throttle_failures), windowStartedAt: String(r.throttle_window_started_at), pending: Number(r.throttle_pending), pendingAt: Number(r.throttle_pending_at) },
         };
       },
     },

@@ -1,4 +1,5 @@
 import { addDays, isCalendarDate, todayIn } from './due.js';
+import { offsetMinutes } from './shop-format.js';
 
 /*
  * Reports (interface.md, "Additions of 2026-11-27", Reports): the pure rules behind the figures.
@@ -85,30 +86,8 @@ export function dayStart(day: string, timeZone: string): number {
   return t;
 }
 
-const offsetFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** The zone's offset from UTC at an instant, in ms (IST: +19,800,000). */
-function offsetAt(ms: number, timeZone: string): number {
-  let format = offsetFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      calendar: 'gregory',
-      numberingSystem: 'latn',
-    });
-    offsetFormats.set(timeZone, format);
-  }
-  const parts = Object.fromEntries(format.formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
-  const local = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
-  return local - Math.floor(ms / 1000) * 1000;
-}
+/** The zone's offset from UTC at an instant, in ms (IST: +19,800,000): the shop's own rule (shop-format.ts). */
+const offsetAt = (ms: number, timeZone: string): number => offsetMinutes(new Date(ms), timeZone) * 60_000;
 
 /**
  * The days of a zone from `first` to `last`, with the instant each begins: `dayOf` finds an

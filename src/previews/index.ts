@@ -13,6 +13,11 @@ import { PreviewRenderer } from './renderer.js';
 /** A preview as answered: the picture, or why there is none. `pages` is a PDF's page count when known. */
 export type Preview = { image: Buffer; contentType: 'image/webp'; pages: number | null } | { none: 'no-page' | 'unreadable'; pages: number | null };
 
+/** Page counts kept in memory (a number each, with its key: about 100 bytes). */
+const PAGE_COUNTS_KEPT = 10_000;
+/** How long a document whose page count could not be learnt is answered null from memory before the cache is asked again. */
+const PAGE_COUNT_RETRY_MS = 60_000;
+
 /**
  * Previews of stored documents: from the cache when made before, else made once (requests for the
  * same preview at the same time share one rendering) from the stored bytes, read through the
@@ -30,6 +35,13 @@ export class Previews {
   readonly #making = new Map<string, Promise<Preview>>();
   /** The last rendering queued for each document (the next of the same document waits for it). */
   readonly #documents = new Map<string, Promise<unknown>>();
+  /**
+   * Page counts known, by document key (its bytes' SHA-256: a count never changes), and documents
+   * whose count could not be learnt, until when: the approval link's page asks for its proof's
+   * count at every load, and the disk cache's reads wait on the thread pool behind the uploads'
+   * writes (issue 34's link page p99). Bounded: the oldest entry leaves first.
+   */
+  readonly #pageCounts = new Map<string, number | { until: number }>();
 
   constructor(
     private readonly config: Pick<Config, 'dataDir' | 'previews'>,
@@ -54,6 +66,25 @@ export class Previews {
       this.#making.set(key, making);
     }
     return making;
+  }
+
+  /**
+   * A PDF's page count (1 for a picture), learnt from its first page's preview at `width` (made
+   * once, as `of` does; the page shows that picture first), then answered from memory; null when
+   * it cannot be rendered (asked again after PAGE_COUNT_RETRY_MS) or for a type without a preview.
+   */
+  async pageCount(storage: FileStorage, file: FileUpload, kind: PreviewKind, width: number): Promise<number | null> {
+    if (kind === 'image') return 1;
+    const docKey = documentKey(file);
+    const known = this.#pageCounts.get(docKey);
+    if (typeof known === 'number') return known;
+    if (known && known.until > Date.now()) return null;
+    const first = await this.of(storage, file, kind, 1, width).catch(() => undefined);
+    if (first === undefined) return null; // the storage failed: nothing learnt, asked again next time
+    if (this.#pageCounts.size >= PAGE_COUNTS_KEPT) this.#pageCounts.delete(this.#pageCounts.keys().next().value!);
+    this.#pageCounts.delete(docKey);
+    this.#pageCounts.set(docKey, first.pages ?? { until: Date.now() + PAGE_COUNT_RETRY_MS });
+    return first.pages;
   }
 
   /** What the cache already says of this preview: its picture, a page past the end, or a failure (of the document, or of this page and width); null: it must be made. */

@@ -314,7 +314,11 @@ else
           assert.match(activity, /You created\s+Visiting cards/);
           assert.match(activity, /Priya Nair commented on\s+Annual report 2026/);
           const waiting = admin.getByTestId('waiting');
-          await waiting.getByRole('link', { name: 'Wedding cards' }).waitFor();
+          // Named with its job number (#N), as everywhere a project is named.
+          const requestedNumber = (await adminApi.get(`/api/projects/${requestedId}`)).body.number as number;
+          assert.ok(Number.isInteger(requestedNumber));
+          await waiting.getByRole('link', { name: `#${requestedNumber} Wedding cards`, exact: true }).waitFor();
+          assert.equal(await waiting.locator('.job-number').filter({ hasText: `#${requestedNumber}` }).count(), 1);
           await waiting.getByText(/^Due /).filter({ hasText: new Intl.DateTimeFormat('en-IN', { dateStyle: 'medium' }).format(new Date(`${addDays(today, 9)}T12:00:00`)) }).waitFor();
           await screenshot(admin, `edges-dashboard-${width}`);
 

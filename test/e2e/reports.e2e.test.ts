@@ -3,7 +3,7 @@
  * the outstanding-by-customer chart's table, sees it change live when a payment is recorded, and
  * follows the customer's bar to the project list filtered to that customer's verified PIs; the
  * dashboard's headline figures lead there. Axe finds nothing serious; nothing scrolls sideways at
- * 390 px; screenshots land in docs/screenshots.
+ * 390 px, and every table fits its box at 1280 and 390 px; screenshots land in docs/screenshots.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -17,6 +17,14 @@ const skip = browserTestsSkipped('test/e2e/reports.e2e.test.ts');
 /** A table's body cells, row by row (the row header first). */
 const tableRows = (page: Page, id: string) =>
   page.getByTestId(id).evaluate((table) => [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent!.trim())));
+
+/** The tables wider than their box (each scrolls inside .report-table): their ids with both widths. */
+const tablesOverflowing = (page: Page) =>
+  page.evaluate(() =>
+    [...document.querySelectorAll<HTMLElement>('.report-table')]
+      .filter((box) => box.scrollWidth > box.clientWidth + 1)
+      .map((box) => `${box.querySelector('table')?.id ?? '?'}: ${box.scrollWidth} > ${box.clientWidth}`),
+  );
 
 if (skip) test('the Reports page in a browser', { skip }, () => {});
 else
@@ -71,6 +79,7 @@ else
       assert.deepEqual(orders.at(-1)!.slice(1), ['3', '1'], 'three created this month, one delivered');
       assert.deepEqual(await tableRows(page, 'table-aging'), [['0-30', '₹1,500.00'], ['31-60', '₹0.00'], ['61-90', '₹0.00'], ['90+', '₹0.00']]);
       await assertAccessible(page, 'Reports');
+      assert.deepEqual(await tablesOverflowing(page), [], 'every table fits its column at 1280 px');
       await screenshot(page, 'reports-1280');
     });
 
@@ -98,6 +107,7 @@ else
       await phone.goto(`${t.svc.url}/reports?range=this-month`);
       await phone.getByTestId('table-outstanding').getByText('Acme Prints').waitFor();
       assert.equal(await sidewaysOverflow(phone), 0);
+      assert.deepEqual(await tablesOverflowing(phone), [], 'every table fits the phone’s width');
       await screenshot(phone, 'reports-390');
       await phone.getByRole('radio', { name: 'Custom' }).check();
       await phone.getByLabel('From').waitFor();

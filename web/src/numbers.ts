@@ -1,3 +1,4 @@
+import { groupIndian } from '../../src/domain/indian.js';
 import { minorDigits, parseMajor } from '../../src/domain/money.js';
 
 /**
@@ -16,9 +17,7 @@ export type Typed = { plain: string } | { refusal: string };
 const INDIAN = /^\d{1,2}(,\d{2})*,\d{3}$/;
 const INTERNATIONAL = /^\d{1,3}(,\d{3})+$/;
 
-/** Groups digits the Indian way: 175230 → 1,75,230. */
-export const groupIndian = (digits: string): string =>
-  digits.length <= 3 ? digits : `${digits.slice(0, -3).replace(/\B(?=(\d{2})+$)/g, ',')},${digits.slice(-3)}`;
+// Grouping the Indian way (175230 → 1,75,230) is the shop documents' own (src/domain/indian.ts).
 /** Groups digits by thousands: 175230 → 175,230. */
 export const groupThousands = (digits: string): string => digits.replace(/\B(?=(\d{3})+$)/g, ',');
 

@@ -3,6 +3,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { etagMatches } from '../../domain/previews.js';
+import { acceptedEncoding, varyOnEncoding } from '../compression.js';
+import { IndexCache } from '../web-index.js';
 import type { App } from './context.js';
 
 /** The Content-Security-Policy of the web app's pages: only our own scripts, styles and connections. */
@@ -44,7 +47,8 @@ const acceptsHtml = (req: FastifyRequest) => /\btext\/html\b/.test(req.headers.a
  * never cached and answered for any page address (the app routes in the browser), under a strict
  * CSP. /api/*, /files/*, /healthz and /readyz are never the app: an unknown one stays a JSON 404.
  * Without a build the service still runs and a page request gets 503 naming the command to run.
- * `root` is read on every request, so a new build is served without a restart.
+ * index.html is held in memory with its compressed forms and looked at again on disk at most once a
+ * second, so a new build is served without a restart.
  */
 export function webRoutes(root: string | null = defaultWebRoot()) {
   return async function serveWebApp(app: App) {
@@ -58,12 +62,22 @@ export function webRoutes(root: string | null = defaultWebRoot()) {
       reply.header('referrer-policy', 'same-origin');
     });
 
-    const sendIndex = (reply: FastifyReply) => {
-      if (!built()) return reply.code(503).header('cache-control', 'no-store').send({ error: NOT_BUILT });
+    // index.html from memory, compressed once per build (web-index.ts): no disk read per page.
+    const index = new IndexCache(root);
+    const sendIndex = async (req: FastifyRequest, reply: FastifyReply) => {
+      const page = await index.page();
+      if (!page) return reply.code(503).header('cache-control', 'no-store').send({ error: NOT_BUILT });
       reply.header('content-security-policy', WEB_CSP);
       reply.header('x-frame-options', 'DENY');
       reply.header('cache-control', 'no-cache');
-      return reply.sendFile('index.html', root!, { cacheControl: false });
+      reply.header('etag', page.etag);
+      varyOnEncoding(reply);
+      if (etagMatches(req.headers['if-none-match'], page.etag)) return reply.code(304).send();
+      reply.type('text/html; charset=utf-8');
+      const encoding = acceptedEncoding(req);
+      if (!encoding) return reply.send(page.body);
+      reply.header('content-encoding', encoding);
+      return reply.send(page.encoded[encoding]);
     };
 
     app.get('/assets/*', { schema: { hide: true } }, async (req, reply) => {
@@ -72,7 +86,7 @@ export function webRoutes(root: string | null = defaultWebRoot()) {
       return reply.sendFile(`assets/${(req.params as { '*': string })['*']}`, root!, { immutable: true, maxAge: '365d' });
     });
 
-    app.get('/', { schema: { hide: true } }, async (_req, reply) => sendIndex(reply));
+    app.get('/', { schema: { hide: true } }, async (req, reply) => sendIndex(req, reply));
 
     app.get('/*', { schema: { hide: true } }, async (req, reply) => {
       const pathname = req.url.split('?')[0]!;
@@ -82,7 +96,7 @@ export function webRoutes(root: string | null = defaultWebRoot()) {
       if (file && file !== 'index.html' && built() && fs.statSync(path.join(root!, file), { throwIfNoEntry: false })?.isFile()) {
         return reply.sendFile(file, root!, { maxAge: '1h' });
       }
-      if (acceptsHtml(req) || file === 'index.html') return sendIndex(reply);
+      if (acceptsHtml(req) || file === 'index.html') return sendIndex(req, reply);
       return reply.callNotFound();
     });
   };

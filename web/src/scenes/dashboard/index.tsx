@@ -67,7 +67,7 @@ export function DashboardPage() {
             {waiting.data.items.map((p) => (
               <li key={p.id}>
                 <Link href={`/projects/${p.id}`} className="strong-link">
-                  {p.name}
+                  <span className="job-number">#{p.number}</span> {p.name}
                 </Link>
                 <span className="muted small-text">
                   {isAdmin ? `${personName(p.pocId, p.pocName, user) ?? 'Someone'} · ` : ''}

@@ -12,6 +12,7 @@ import {
   type Preset,
   type Range,
   chartMajor,
+  monthEnd,
   monthLabel,
   presetRange,
   reportCsvUrl,
@@ -51,7 +52,7 @@ export function ReportsPage() {
   // The on-time rate and turnaround of each month: the report of that month alone.
   const monthly = useQueries({
     queries: months.map((m) => {
-      const last = `${m}-${String(new Date(Date.UTC(Number(m.slice(0, 4)), Number(m.slice(5, 7)), 0)).getUTCDate()).padStart(2, '0')}`;
+      const last = monthEnd(m);
       return { ...reportQuery({ from: m === months[0] && range.from > `${m}-01` ? range.from : `${m}-01`, to: last < range.to ? last : range.to }), enabled: Boolean(report.data) };
     }),
   });
@@ -121,16 +122,18 @@ export function ReportsPage() {
             </p>
           )}
           <div className="report-grid">
-            <Section id="ontime" title="On time and turnaround by month" chart={
+            <Section id="ontime" wide title="On time and turnaround by month" chart={
               <ReportChart kind="line" testId="chart-ontime" title="On time and turnaround by month" describedBy="table-ontime" labels={months.map(monthLabel)} series={[
                 { label: 'On time (%)', colour: COLOURS.rate, values: monthly.map((q) => (q.data?.onTime.rate == null ? null : q.data.onTime.rate * 100)) },
                 { label: 'Median days', axis: 'days', colour: COLOURS.median, values: monthly.map((q) => q.data?.turnaround.medianDays ?? null) },
                 { label: '90th percentile days', axis: 'days', colour: COLOURS.p90, values: monthly.map((q) => q.data?.turnaround.p90Days ?? null) },
               ]} onPick={() => navigate(LINKS.delivered)} />
             }>
-              <FigureTable id="table-ontime" caption="On time and turnaround by month" head={['Month', 'Delivered', 'On time', 'Rate', 'Median days', '90th pct. days']} rows={months.map((m, i) => {
+              <FigureTable id="table-ontime" caption="On time and turnaround by month" head={['Month', 'Delivered', 'On time', 'Rate', 'Median / 90th pct. (days)']} rows={months.map((m, i) => {
                 const d = monthly[i]?.data;
-                return [monthLabel(m), d ? d.onTime.delivered : '…', d ? `${d.onTime.onTime} of ${d.onTime.withDueDate}` : '…', d?.onTime.rate == null ? '–' : `${(d.onTime.rate * 100).toFixed(1)} %`, d?.turnaround.medianDays ?? '–', d?.turnaround.p90Days ?? '–'];
+                // The turnaround's two figures in one column, so the table fits a phone's width.
+                const days = (n: number | null | undefined) => (n == null ? '–' : formatNumber(n));
+                return [monthLabel(m), d ? d.onTime.delivered : '…', d ? `${d.onTime.onTime} of ${d.onTime.withDueDate}` : '…', d?.onTime.rate == null ? '–' : `${(d.onTime.rate * 100).toFixed(1)} %`, d ? `${days(d.turnaround.medianDays)} / ${days(d.turnaround.p90Days)}` : '…'];
               })} />
             </Section>
             <Section id="orders" title="Orders by month" chart={
@@ -188,11 +191,12 @@ function Figure({ label, value, note }: { label: string; value: string; note: st
   );
 }
 
-function Section({ id, title, chart, children }: { id: string; title: string; chart: ReactNode; children: ReactNode }) {
+/** A chart with its table beside it; `wide`: a table of many columns, under its chart at full width. */
+function Section({ id, title, chart, children, wide = false }: { id: string; title: string; chart: ReactNode; children: ReactNode; wide?: boolean }) {
   return (
     <section className="card report-section" aria-labelledby={`${id}-title`} data-testid={`report-${id}`}>
       <h2 id={`${id}-title`}>{title}</h2>
-      <div className="report-pair">
+      <div className={wide ? 'report-pair report-pair-wide' : 'report-pair'}>
         {chart}
         {/* Focusable, so a keyboard can scroll a table wider than its column. */}
         <div className="report-table" role="region" aria-labelledby={`${id}-title`} tabIndex={0}>

@@ -18,6 +18,9 @@ export const PRESET_LABELS: Record<Preset, string> = {
 const pad = (n: number) => String(n).padStart(2, '0');
 const lastDay = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
 
+/** The last day of a month (YYYY-MM): "2026-02" → "2026-02-28". */
+export const monthEnd = (month: string): string => `${month}-${pad(lastDay(Number(month.slice(0, 4)), Number(month.slice(5, 7))))}`;
+
 /** A preset's range on `today` (YYYY-MM-DD): the financial year runs April to March. */
 export function presetRange(preset: Exclude<Preset, 'custom'>, today: string = todayIso()): Range {
   const [year, month] = today.split('-').map(Number) as [number, number];

@@ -27,7 +27,7 @@ export const reportQuery = (range: Range) => ({
 
 export const reportCsvUrl = (report: 'byMonth' | 'outstanding', range: Range) => `/api/reports.csv?report=${report}&from=${range.from}&to=${range.to}`;
 
-export { PRESETS, PRESET_LABELS, type Preset, presetRange } from './range';
+export { PRESETS, PRESET_LABELS, type Preset, monthEnd, presetRange } from './range';
 
 /** A sum of amounts that may be digits past 2^53, as a bigint. */
 export const sumAmounts = (amounts: (number | string)[]) => amounts.reduce<bigint>((a, b) => a + BigInt(b), 0n);
