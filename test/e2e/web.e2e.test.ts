@@ -285,8 +285,8 @@ function describeBrowserTests() {
       await hasText(admin.getByRole('status').filter({ hasText: 'Showing' }), 'Showing 3 projects (all)');
       await screenshot(admin, 'projects');
 
-      await admin.getByLabel('Name, reference or POC contains').fill('catalogue');
-      await admin.getByLabel('Name, reference or POC contains').press('Enter');
+      await admin.getByLabel('Job number, name, reference or POC').fill('catalogue');
+      await admin.getByLabel('Job number, name, reference or POC').press('Enter');
       await hasText(admin.getByRole('status').filter({ hasText: 'Showing' }), 'Showing 1 project (all)');
       assert.equal(await rows.first().getByRole('link').textContent(), PROJECT);
       assert.match(admin.url(), /\?q=catalogue$/);

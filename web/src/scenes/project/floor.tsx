@@ -70,13 +70,26 @@ function useRefresh(id: string) {
 }
 
 function RushToggle({ project: p }: { project: ProjectDetail }) {
-  const refresh = useRefresh(p.id);
-  const change = useMutation({ mutationFn: (rush: boolean) => api.editDetails(p.id, { rush }), onSuccess: refresh });
-  const checked = change.isPending && change.variables !== undefined ? change.variables : p.rush;
+  const queryClient = useQueryClient();
+  // What was just chosen, shown until the project's answer says it (or the change is refused).
+  const [chosen, setChosen] = useState<boolean | null>(null);
+  const change = useMutation({
+    mutationFn: (rush: boolean) => api.editDetails(p.id, { rush }),
+    onSuccess: async () => {
+      void queryClient.invalidateQueries({ queryKey: ['projects'] });
+      await queryClient.invalidateQueries({ queryKey: ['project', p.id] });
+    },
+    onSettled: () => setChosen(null),
+  });
+  const checked = chosen ?? p.rush;
   return (
     <div className="field">
       <label className="rush-toggle">
-        <input type="checkbox" checked={checked} onChange={(e) => !change.isPending && change.mutate(e.target.checked)} aria-describedby={`rush-hint-${p.id}`} />
+        <input type="checkbox" checked={checked} onChange={(e) => {
+            if (change.isPending) return;
+            setChosen(e.target.checked);
+            change.mutate(e.target.checked);
+          }} aria-describedby={`rush-hint-${p.id}`} />
         Rush job
       </label>
       <p className="hint" id={`rush-hint-${p.id}`}>

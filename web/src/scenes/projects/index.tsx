@@ -121,10 +121,7 @@ export function ProjectsPage() {
         </div>
         <div className="field grow">
           <label htmlFor="project-search">Job number, name, reference or POC</label>
-          <input id="project-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="e.g. 1042 or catalogue" aria-describedby="project-search-hint" />
-          <p className="hint" id="project-search-hint">
-            A job number (1042 or #1042) finds that job; other words match names, references and POCs.
-          </p>
+          <input id="project-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="e.g. #1042 or catalogue" />
         </div>
         <button type="submit" className="secondary">
           Search
@@ -166,12 +163,13 @@ export function ProjectsPage() {
                 <tr key={p.id}>
                   <td data-label="Name" className="name-cell">
                     <Link href={`/projects/${p.id}`} className="strong-link" title={jobName(p)}>
-                      <JobNumber number={p.number} />
-                      {p.name}
+                      <JobNumber number={p.number} /> {p.name}
                     </Link>
                   </td>
                   <td data-label="Status">
-                    <StatusBadge project={p} /> <FloorBadges project={p} /> <ProofBadge proof={p.proof} />
+                    <span className="badge-row">
+                      <StatusBadge project={p} /> <FloorBadges project={p} /> <ProofBadge proof={p.proof} />
+                    </span>
                   </td>
                   <td data-label="Customer">{p.customerName ?? '—'}</td>
                   <td data-label="Due" data-testid="due-cell">

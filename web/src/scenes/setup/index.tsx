@@ -28,7 +28,16 @@ function messageFor(err: unknown): string {
 }
 
 export function SetupPage() {
-  const [token] = useState(takeToken);
+  const [token, setToken] = useState(takeToken);
+  // The link opened in a window already at /setup changes only the fragment: read it then too.
+  useEffect(() => {
+    const read = () => {
+      const next = takeToken();
+      if (next) setToken(next);
+    };
+    window.addEventListener('hashchange', read);
+    return () => window.removeEventListener('hashchange', read);
+  }, []);
   const [, navigate] = useLocation();
   const needed = useQuery({ queryKey: ['setup'], queryFn: api.setupNeeded });
   const [values, setValues] = useState({ name: '', email: '', password: '' });
