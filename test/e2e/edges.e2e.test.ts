@@ -311,8 +311,8 @@ else
           await recent.getByRole('link', { name: 'Visiting cards' }).waitFor();
           const activity = await recent.innerText();
           assert.doesNotMatch(activity, /the project in/);
-          assert.match(activity, /You created\s+Visiting cards/);
-          assert.match(activity, /Priya Nair commented on\s+Annual report 2026/);
+          assert.match(activity, /You created\s+#\d+ Visiting cards/);
+          assert.match(activity, /Priya Nair commented on\s+#\d+ Annual report 2026/);
           const waiting = admin.getByTestId('waiting');
           await waiting.getByRole('link', { name: 'Wedding cards' }).waitFor();
           await waiting.getByText(/^Due /).filter({ hasText: new Intl.DateTimeFormat('en-IN', { dateStyle: 'medium' }).format(new Date(`${addDays(today, 9)}T12:00:00`)) }).waitFor();

@@ -21,6 +21,7 @@ else {
     let admin: Client;
     let id = '';
     let number = 0;
+    const CLIENT = { name: 'Chitra Client', email: 'chitra@example.com', password: 'chitra-client-pass' };
     const problems: string[] = [];
 
     before(async () => {
@@ -30,6 +31,8 @@ else {
       const { user: poc } = await t.svc.createUser({ role: 'POC', name: 'Pia Poc' });
       const project = await t.svc.createProject(poc.id, { name: 'Wedding cards', status: 'APPROVED', piStatus: 'VERIFIED', customerId: customer.id, reference: 'PO-77' });
       ({ id, number } = project);
+      const { user: client } = await t.svc.createUser({ role: 'CLIENT', ...CLIENT });
+      assert.equal((await admin.patch(`/api/team/${client.id}`, { customerId: customer.id })).status, 200);
       const lines = [
         { description: 'Invitation, folded', quantity: 300, unit: 'pcs', size: 'A5', stock: '300 gsm', colours: '4/0', finishing: 'Gold foil' },
         { description: 'RSVP card', quantity: 300, unit: 'pcs', size: 'A6' },
@@ -92,12 +95,18 @@ else {
       await page.close();
     });
 
-    test('at 390 px: the held page and the list fit the phone', async () => {
+    test('at 390 px, the customer’s client: the held banner, no hold or rush controls (canHold, canEditDetails), Reorder (canReorder)', async () => {
       assert.equal((await admin.post(`/api/projects/${id}/hold`, { reason: 'Paper stock late: 300 gsm ivory arrives Monday' })).status, 200);
       const page = await t.window({ viewport: { width: 390, height: 844 }, problems, who: 'phone', expected: [SESSION_CHECK] });
-      await t.signIn(page, ADMIN);
+      await t.signIn(page, CLIENT);
       await page.goto(`${t.svc.url}/projects/${id}`);
       await page.getByTestId('hold-banner').filter({ hasText: 'Paper stock late' }).waitFor();
+      await floor(page).getByRole('button', { name: 'Reorder' }).waitFor();
+      assert.deepEqual(
+        [await floor(page).getByRole('button', { name: /hold/ }).count(), await floor(page).getByLabel('Rush job').count()],
+        [0, 0],
+        'a CLIENT may neither hold nor change the job',
+      );
       assert.equal(await sidewaysOverflow(page), 0, 'the project page fits 390 px');
       await assertAccessible(page, 'the held project at 390 px');
       await screenshot(page, 'floor-held-390');

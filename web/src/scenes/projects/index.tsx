@@ -146,7 +146,7 @@ export function ProjectsPage() {
       {items.length > 0 && (
         <div className="card flush table-scroll">
           <table className="table responsive">
-            <caption className="visually-hidden">Projects{status ? `, ${STAGE_LABELS[status]}` : ''}{q ? `, matching “${q}”` : ''}</caption>
+            <caption className="visually-hidden">Projects{status ? `, ${STAGE_LABELS[status]}` : ''}{q ? `, job number, name, reference or POC matching “${q}”` : ''}</caption>
             <thead>
               <tr>
                 <th scope="col">Name</th>
