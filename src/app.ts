@@ -18,6 +18,8 @@ import { accountRoutes } from './http/routes/account.js';
 import { apiTokenRoutes } from './http/routes/api-tokens.js';
 import { activityRoutes } from './http/routes/activity.js';
 import { authRoutes } from './http/routes/auth.js';
+import { setupRoutes } from './http/routes/setup.js';
+import { FirstRun } from './actions/first-run.js';
 import { customerRoutes } from './http/routes/customers.js';
 import { commentRoutes } from './http/routes/comments.js';
 import type { App, RouteContext } from './http/routes/context.js';
@@ -82,7 +84,7 @@ function answerInJson(server: Server): void {
  * streams (GET /api/realtime), started and closed by the caller (startService). `webRoot`: the
  * built web app served at `/` (default: dist/web under the package root).
  */
-export async function buildApp(deps: Deps, options: { streams: StreamHub; webRoot?: string | null }): Promise<App> {
+export async function buildApp(deps: Deps, options: { streams: StreamHub; webRoot?: string | null; firstRun?: FirstRun }): Promise<App> {
   const timeouts = deps.config.timeouts;
   const app = Fastify({
     loggerInstance: deps.log,
@@ -164,7 +166,7 @@ export async function buildApp(deps: Deps, options: { streams: StreamHub; webRoo
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  const context: RouteContext = { deps, hooks: sessionHooks(app, deps), streams: options.streams };
+  const context: RouteContext = { deps, hooks: sessionHooks(app, deps), streams: options.streams, firstRun: options.firstRun ?? FirstRun.none() };
   // The document's default is the session cookie; a route that asks for none (login, health, …) says so itself,
   // and every route behind the session hooks takes an API token as well.
   app.addHook('onRoute', (route) => {
@@ -176,7 +178,7 @@ export async function buildApp(deps: Deps, options: { streams: StreamHub; webRoo
     const hook = knownFieldsHook(route);
     if (hook) route.preValidation = [...[route.preValidation ?? []].flat(), hook];
   });
-  for (const routes of [authRoutes, accountRoutes, apiTokenRoutes, teamRoutes, customerRoutes, uploadRoutes, projectRoutes, floorRoutes, commentRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes, webhookRoutes, proofRoutes, boardRoutes, moneyRoutes, reportRoutes]) {
+  for (const routes of [authRoutes, setupRoutes, accountRoutes, apiTokenRoutes, teamRoutes, customerRoutes, uploadRoutes, projectRoutes, floorRoutes, commentRoutes, activityRoutes, realtimeRoutes, fileRoutes, documentRoutes, resumableRoutes, healthRoutes, metricsRoutes, webhookRoutes, proofRoutes, boardRoutes, moneyRoutes, reportRoutes]) {
     await app.register(routes, context);
   }
   await app.register(webRoutes(options.webRoot));

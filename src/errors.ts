@@ -70,6 +70,10 @@ export const errors = {
   tooManyLogins: (retryAfterSeconds: number) =>
     new AppError(429, 'Too many login attempts, try again later', { 'retry-after': String(retryAfterSeconds) }),
 
+  // first run (interface.md, additions of 2026-11-27)
+  setupDone: error(409, 'Setup is already done'),
+  invalidSetupToken: error(403, 'Invalid setup token'),
+
   // account and password reset (interface.md, additions of 2026-11-23)
   passwordChangeFieldsRequired: error(400, 'currentPassword and newPassword are required'),
   wrongCurrentPassword: error(400, 'Current password is incorrect'),

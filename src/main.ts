@@ -16,9 +16,7 @@ try {
 const service = await startService(config);
 const log = service.log;
 log.info(`Print-order service ready at ${config.publicUrl} (database: ${describeDatabase(config.database)}, storage: ${config.storage.driver}, realtime: ${config.realtime.driver})`);
-if ((await service.deps.store.users.countActiveAdmins()) === 0) {
-  log.warn('No one can sign in yet: restart with ADMIN_EMAIL and ADMIN_PASSWORD set, or run `npm run cli -- create-user --role ADMIN --email … --password … --name …`');
-}
+// Without an admin, startService has logged the one-time setup link (interface.md, "First run").
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ensureAdmin } from './actions/ensure-admin.js';
+import { FirstRun } from './actions/first-run.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrate, openDatabase } from './db/index.js';
@@ -91,11 +92,15 @@ export async function startService(config: Config, options: { log?: Log; webRoot
   let app: App | undefined;
   let streams: StreamHub | undefined;
   let address: string;
+  let setupLink: string | null = null;
   try {
     const { replay } = config.realtimeStreams;
     streams = new StreamHub(deps.store, deps.realtime, { replay, log });
     await streams.start();
-    app = await buildApp(deps, { streams, webRoot: options.webRoot });
+    // A new install without an admin: the one-time setup link, logged once it can be opened (interface.md, "First run").
+    const { firstRun, link } = await FirstRun.atStart(deps);
+    setupLink = link;
+    app = await buildApp(deps, { streams, webRoot: options.webRoot, firstRun });
     // Streams never end on their own; close them so shutdown can finish.
     const hub = streams;
     app.addHook('preClose', async () => hub.close());
@@ -107,6 +112,7 @@ export async function startService(config: Config, options: { log?: Log; webRoot
     await closeDeps(deps);
     throw err;
   }
+  if (setupLink) log.warn(`Open ${setupLink} to create the first admin`);
   let reconciledWith: (report: ReconcileReport | null) => void = () => {};
   const reconciled = new Promise<ReconcileReport | null>((resolve) => (reconciledWith = resolve));
   if (config.reconcile.onStart === 'off') reconciledWith(null);

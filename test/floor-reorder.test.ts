@@ -62,6 +62,9 @@ test('who may: ADMIN, the owner, a CLIENT of the customer; anyone else 404; not 
   assert.equal((await admin.client.post(`/api/projects/${p.id}/reorder`, { dueDate: 'soon' })).status, 400);
   const gone = await svc.createProject(poc.user.id, { status: 'CANCELLED' });
   assert.equal((await admin.client.post(`/api/projects/${gone.id}/reorder`, {})).status, 409);
+  // What the project page offers (canReorder) is the same rule as the route's.
+  const offered = async (who: typeof admin, id: string) => (await who.client.get(`/api/projects/${id}`)).body.canReorder;
+  assert.deepEqual([await offered(poc, p.id), await offered(admin, p.id), await offered(admin, gone.id)], [true, true, false]);
   // The owner left: a CLIENT's reorder goes to the account manager (none: 409), an admin's to the admin.
   const leaver = await svc.createUser({ role: 'POC' });
   const old = await svc.createProject(leaver.user.id, { name: 'Old job', customerId: acmeId });

@@ -69,7 +69,7 @@ describe('the job on POST /api/projects', () => {
       { description: 'Envelopes DL', quantity: 5000, unit: 'pcs', size: null, stock: null, colours: null, finishing: null, notes: null, ...UNPRICED },
     ]);
     const got = await poc.client.get(`/api/projects/${p.id}`);
-    const { files: _f, payments: _p, allowedActions: _a, uploads: _u, canEditDetails: _c, canHold: _h, ...project } = got.body;
+    const { files: _f, payments: _p, allowedActions: _a, uploads: _u, canEditDetails: _c, canHold: _h, canReorder: _r, ...project } = got.body;
     assert.deepEqual(project, p, 'GET answers what POST did');
     const [entry] = await activityOf(admin.client, p.id);
     assert.deepEqual([entry!.action, entry!.details], ['PROJECT_CREATED', { name: 'Spring catalogue', pocId: poc.user.id }]);

@@ -286,8 +286,9 @@ describe('GET /api/projects/:id', () => {
 
     const res = await poc.client.get(`/api/projects/${p.id}`);
     assert.equal(res.status, 200, res.text);
-    const { files, payments, allowedActions, uploads, canEditDetails, canHold, ...project } = res.body;
+    const { files, payments, allowedActions, uploads, canEditDetails, canHold, canReorder, ...project } = res.body;
     assert.equal(canHold, true);
+    assert.equal(canReorder, true);
     assert.deepEqual(payments, []);
     assert.equal(canEditDetails, true, 'an approved project is still the POC’s to edit until printing starts');
     assert.deepEqual(project, {

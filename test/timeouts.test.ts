@@ -99,7 +99,8 @@ describe('headers and JSON bodies that do not arrive in time', () => {
     assert.equal((await svc.anonymous.get('/healthz')).status, 200);
     // Once answered 408, nothing else answers the same request (Fastify warns of a second reply, as a 500).
     assert.deepEqual(
-      log.lines.filter((l) => l.level >= 40).map((l) => l.msg),
+      // (The start-up's setup link, logged at warn before the admin was made, is no reply.)
+      log.lines.filter((l) => l.level >= 40 && !/to create the first admin$/.test(l.msg)).map((l) => l.msg),
       [],
     );
   });

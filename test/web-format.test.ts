@@ -70,3 +70,14 @@ test('formatBytes counts in steps of 1024: the 100 MiB limit reads 100 MB (issue
   assert.match(formatBytes(1536), /^1\.5 kB$/);
   assert.match(formatBytes(512), /^512 bytes$/);
 });
+
+test('jobName: a project as people name it, the same in the web app, the emails and the ticket', async () => {
+  const { jobName } = await import('../src/domain/labels.js');
+  const cases: [{ name: string; number?: number }, string][] = [
+    [{ name: 'Wedding cards', number: 1042 }, '#1042 Wedding cards'],
+    [{ name: 'Wedding cards', number: 1 }, '#1 Wedding cards'],
+    [{ name: 'Wedding cards' }, 'Wedding cards'],
+    [{ name: '#7 in the name', number: 8 }, '#8 #7 in the name'],
+  ];
+  for (const [project, expected] of cases) assert.equal(jobName(project), expected);
+});

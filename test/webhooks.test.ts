@@ -131,7 +131,7 @@ describe('deliveries', () => {
     }
     const last = events[3]!;
     const shown = (await admin.client.get(`/api/projects/${id}`)).body;
-    const { allowedActions: _a, canEditDetails: _c, canHold: _h, uploads: _u, ...asShown } = shown;
+    const { allowedActions: _a, canEditDetails: _c, canHold: _h, canReorder: _r, uploads: _u, ...asShown } = shown;
     assert.deepEqual(last.data.project, asShown, 'the project as GET /api/projects/:id shows it to an ADMIN');
     assert.equal(last.data.document.id, up.body.id);
     assert.equal(last.data.document.filename, 'po.pdf');
@@ -214,7 +214,7 @@ describe('deliveries', () => {
     assert.deepEqual(listed(events[2]!), [[second, 'standing'], [first, 'voided']], 'the withdrawal: the first withdrawn');
     assert.equal(events[2]!.data.document.voidReason, 'wrong customer');
     assert.equal(events[0]!.data.document.voidReason, null);
-    const { allowedActions: _a, canEditDetails: _c, canHold: _h, uploads: _u, ...asShown } = (await admin.client.get(`/api/projects/${project}`)).body;
+    const { allowedActions: _a, canEditDetails: _c, canHold: _h, canReorder: _r, uploads: _u, ...asShown } = (await admin.client.get(`/api/projects/${project}`)).body;
     assert.deepEqual(events[2]!.data.project, asShown, 'the latest event: the project as GET /api/projects/:id shows it');
   });
 

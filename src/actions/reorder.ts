@@ -3,7 +3,7 @@ import { nowIso } from '../deps.js';
 import { isCalendarDate } from '../domain/due.js';
 import { textRefusal } from '../domain/limits.js';
 import type { Actor, Project, ProjectWithNames } from '../domain/model.js';
-import { maySeeProject } from '../domain/visibility.js';
+import { decideReorder } from '../domain/reorder.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { queueProjectEmails } from '../mail/outbox.js';
@@ -23,10 +23,9 @@ export async function reorderProject(
   input: { dueDate?: unknown; reference?: unknown },
 ): Promise<ProjectWithNames> {
   const original = await deps.store.projects.findWithNames(id);
-  if (!original || !maySeeProject(actor, original)) throw errors.projectNotFound();
-  const isClientOfIt = actor.role === 'CLIENT' && actor.customerId != null && actor.customerId === original.customerId;
-  if (actor.role !== 'ADMIN' && original.pocId !== actor.id && !isClientOfIt) throw errors.projectNotFound();
-  if (original.status === 'CANCELLED') throw errors.invalidTransition('reorder', 'CANCELLED');
+  if (!original) throw errors.projectNotFound();
+  const refusal = decideReorder(actor, original);
+  if (refusal) throw refusal;
   const dueDate = input.dueDate ?? null;
   if (dueDate !== null && !isCalendarDate(dueDate)) throw errors.invalidField('dueDate', 'must be a date, YYYY-MM-DD');
   const reference = typeof input.reference === 'string' ? input.reference.trim() || null : null;

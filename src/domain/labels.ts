@@ -64,3 +64,6 @@ export const PI_LABELS: Record<PiStatus, string> = {
   VERIFIED: 'Verified',
   REJECTED: 'Rejected',
 };
+
+/** A project as people name it: "#1042 Brochures" (the name alone where no number is known). The emails, the ticket and the web app all write it so. */
+export const jobName = (p: { name: string; number?: number }) => (p.number ? `#${p.number} ${p.name}` : p.name);

@@ -267,6 +267,7 @@ export const ProjectDetail = Type.Object({
   payments: Type.Array(Payment, { description: 'newest first (by the day received)' }),
   allowedActions: Type.Array(Type.String(), { description: 'lifecycle actions the caller may take now' }),
   canHold: Type.Boolean({ description: 'whether the caller may put the project on hold now, or release it when it is held' }),
+  canReorder: Type.Boolean({ description: 'whether the caller may reorder the project (POST /api/projects/:id/reorder): an ADMIN, the owner or a CLIENT of its customer, unless it is CANCELLED' }),
   canEditDetails: Type.Boolean({ description: 'whether the caller may change the name, description and job now (PATCH /api/projects/:id/details)' }),
   uploads: Type.Record(Type.String(), NullableString(), {
     description: 'per document type: null when the caller may upload it now, else the reason it would be refused',

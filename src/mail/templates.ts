@@ -1,5 +1,5 @@
 import { type Digest, type DigestProject, daysLate } from '../domain/due-digest.js';
-import { PI_LABELS, STAGE_LABELS, stageOf } from '../domain/labels.js';
+import { PI_LABELS, STAGE_LABELS, jobName, stageOf } from '../domain/labels.js';
 import { formatShopDate, formatShopDateTime } from '../domain/shop-format.js';
 import type { Project } from '../domain/model.js';
 import { emailRuleOf } from './rules.js';
@@ -55,8 +55,8 @@ export function projectState(project: Pick<Project, 'status' | 'piStatus' | 'app
   return `${stage}, PI ${PI_LABELS[project.piStatus].toLowerCase()}`;
 }
 
-/** A project as people name it: "#1042 Brochures" (the name alone where no number is known). */
-export const jobName = (p: { name: string; number?: number }) => (p.number ? `#${p.number} ${p.name}` : p.name);
+// A project as people name it ("#1042 Brochures"): shared with the web app (src/domain/labels.ts).
+export { jobName } from '../domain/labels.js';
 
 /**
  * The email about one project: one change, or several that came within MAIL_BATCH_SECONDS, in the

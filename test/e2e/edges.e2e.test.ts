@@ -311,8 +311,8 @@ else
           await recent.getByRole('link', { name: 'Visiting cards' }).waitFor();
           const activity = await recent.innerText();
           assert.doesNotMatch(activity, /the project in/);
-          assert.match(activity, /You created\s+Visiting cards/);
-          assert.match(activity, /Priya Nair commented on\s+Annual report 2026/);
+          assert.match(activity, /You created\s+#\d+ Visiting cards/);
+          assert.match(activity, /Priya Nair commented on\s+#\d+ Annual report 2026/);
           const waiting = admin.getByTestId('waiting');
           // Named with its job number (#N), as everywhere a project is named.
           const requestedNumber = (await adminApi.get(`/api/projects/${requestedId}`)).body.number as number;

@@ -285,16 +285,16 @@ function describeBrowserTests() {
       await hasText(admin.getByRole('status').filter({ hasText: 'Showing' }), 'Showing 3 projects (all)');
       await screenshot(admin, 'projects');
 
-      await admin.getByLabel('Name, reference or POC contains').fill('catalogue');
-      await admin.getByLabel('Name, reference or POC contains').press('Enter');
+      await admin.getByLabel('Job number, name, reference or POC').fill('catalogue');
+      await admin.getByLabel('Job number, name, reference or POC').press('Enter');
       await hasText(admin.getByRole('status').filter({ hasText: 'Showing' }), 'Showing 1 project (all)');
-      assert.equal(await rows.first().getByRole('link').textContent(), PROJECT);
+      assert.match((await rows.first().getByRole('link').textContent()) ?? '', new RegExp(`^#\\d+ ${PROJECT}$`), 'the job number, then the name');
       assert.match(admin.url(), /\?q=catalogue$/);
 
       await admin.getByRole('button', { name: 'Clear filters' }).click();
       await admin.getByLabel('Status', { exact: true }).selectOption({ label: 'Dispatched' });
       await hasText(admin.getByRole('status').filter({ hasText: 'Showing' }), 'Showing 1 project (all)');
-      assert.equal(await rows.first().getByRole('link').textContent(), 'Autumn leaflets');
+      assert.match((await rows.first().getByRole('link').textContent()) ?? '', /^#\d+ Autumn leaflets$/);
       await admin.getByLabel('Status', { exact: true }).selectOption({ label: 'Delivered' });
       await hasText(admin.locator('.empty'), 'No project matches these filters.');
       await admin.getByRole('button', { name: 'Clear filters' }).click();
@@ -355,7 +355,7 @@ function describeBrowserTests() {
 
       // The admin's dashboard, untouched, now counts it.
       await hasText(admin.getByTestId('documents-PO').locator('dd'), '1');
-      await hasText(admin.locator('.activity li').first(), new RegExp(`${POC.name} uploaded a PO to ${PROJECT}`));
+      await hasText(admin.locator('.activity li').first(), new RegExp(`${POC.name} uploaded a PO to #\\d+ ${PROJECT}`));
       assert.equal(await admin.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true, 'the dashboard was not reloaded');
       await screenshot(admin, 'dashboard');
     });
@@ -524,7 +524,7 @@ function describeBrowserTests() {
             const b = (await cell.boundingBox())!;
             assert.ok(b.x >= box.x - 1 && b.x + b.width <= box.x + box.width + 1, `${who} at ${size.width}px: a cell lies outside the list's box`);
           }
-          assert.equal(await row.getByRole('link').getAttribute('title'), long, 'the full name is there');
+          assert.match((await row.getByRole('link').getAttribute('title')) ?? '', new RegExp(`^#\\d+ ${long}$`), 'the full name is there, after the job number');
           if (who === 'admin') await screenshot(page, size.width < 500 ? 'long-names-phone' : 'long-names');
         }
         await page.close();

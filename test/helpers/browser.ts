@@ -131,8 +131,14 @@ export async function settles<T>(read: () => Promise<T>, expected: T, message?: 
   await eventuallyPasses(async () => assert.deepEqual(await read(), expected, message), timeoutMs);
 }
 
-/** The page's one h1 with exactly this text. */
-export const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+/**
+ * The page's one h1 with exactly this text; a project page's title is its job number and name
+ * ("#1042 Wedding cards"), found by the name alone too (jobTitle reads the whole title).
+ */
+export const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name: new RegExp(`^(?:#\\d+ )?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) });
+
+/** A project page's h1, job number and name: "#1042 Wedding cards". */
+export const jobTitle = (page: Page, number: number, name: string) => page.getByRole('heading', { level: 1, name: `#${number} ${name}`, exact: true });
 
 /** The text of the elements that describe a form control (aria-describedby): where the app puts the API's error. */
 export async function descriptionOf(control: Locator): Promise<string> {

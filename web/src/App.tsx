@@ -15,6 +15,7 @@ import { ProjectsPage } from './scenes/projects';
 import { BoardPage } from './scenes/board';
 import { CalendarPage } from './scenes/calendar';
 import { SignInPage } from './scenes/sign-in';
+import { SetupPage } from './scenes/setup';
 import { TeamPage } from './scenes/team';
 import { WebhooksPage } from './scenes/webhooks';
 import { ReportsPage } from './scenes/reports/ReportsPage';
@@ -30,6 +31,8 @@ export function App() {
   // Pages of the emailed link and of "Forgot password?": shown with or without a session.
   const [atReset] = useRoute('/reset-password');
   const [atForgot] = useRoute('/forgot-password');
+  // The first run's one-time link (interface.md, "First run"): a new install has no session yet.
+  const [atSetup] = useRoute('/setup');
   // An emailed approval link (interface.md, Proofs): the same page with or without a session.
   const [atProofLink, proofLink] = useRoute('/proofs/:token');
 
@@ -49,6 +52,7 @@ export function App() {
   }
   if (atReset) return <ResetPasswordPage />;
   if (atForgot && !session.data) return <ForgotPasswordPage />;
+  if (atSetup && !session.data) return <SetupPage />;
   if (!session.data) return <SignInPage />;
 
   return (

@@ -29,6 +29,7 @@ export interface JobFields {
   dueDate?: string | null;
   deliveryAddress?: string | null;
   items?: JobLine[];
+  rush?: boolean;
 }
 export interface CustomerFields {
   name?: string;
@@ -50,6 +51,10 @@ export interface ProjectDetail extends Project {
   allowedActions: ProjectAction[];
   /** Whether the signed-in user may change the name and description now. */
   canEditDetails: boolean;
+  /** Whether the signed-in user may put the project on hold now, or release it when it is held. */
+  canHold: boolean;
+  /** Whether the signed-in user may reorder the project (a new request from it). */
+  canReorder: boolean;
   /** Per document type: null when the signed-in user may upload it now, else the reason the API would refuse it. */
   uploads: Record<DocumentType, string | null>;
 }
@@ -163,6 +168,9 @@ export const api = {
   session: () => request<{ user: SessionUser; expiresAt: string; maxUploadBytes: number }>('GET', '/api/auth/session'),
   login: (email: string, password: string) => request<{ user: SessionUser }>('POST', '/api/auth/login', { email, password }),
   logout: () => request<void>('POST', '/api/auth/logout'),
+  /** The first run: whether the install waits for its first admin, and making that admin with the logged link's token. */
+  setupNeeded: () => request<{ needed: boolean }>('GET', '/api/setup'),
+  setup: (body: { token: string; name: string; email: string; password: string }) => request<{ user: SessionUser }>('POST', '/api/setup', body),
 
   stats: () => request<Stats>('GET', '/api/dashboard/stats'),
   activity: (params: { entityType?: string; entityId?: string; limit?: number }) => request<Page<ActivityEntry>>('GET', `/api/activity${query(params)}`),
@@ -189,6 +197,11 @@ export const api = {
   customer: (id: string) => request<Customer>('GET', `/api/customers/${encodeURIComponent(id)}`),
   createCustomer: (body: CustomerFields) => request<Customer>('POST', '/api/customers', body),
   updateCustomer: (id: string, body: CustomerFields) => request<Customer>('PATCH', `/api/customers/${encodeURIComponent(id)}`, body),
+  /** Hold with the reason, release with an optional note (interface.md, "Holds, rush, reorders"). */
+  hold: (id: string, reason: string) => request<Project>('POST', `/api/projects/${encodeURIComponent(id)}/hold`, { reason }),
+  release: (id: string, note?: string) => request<Project>('POST', `/api/projects/${encodeURIComponent(id)}/release`, note ? { note } : {}),
+  /** A new request from this project's job: the new project. */
+  reorder: (id: string, body: { dueDate?: string; reference?: string } = {}) => request<Project>('POST', `/api/projects/${encodeURIComponent(id)}/reorder`, body),
   act: (id: string, action: ProjectAction, note?: string) =>
     request<Project>('POST', `/api/projects/${encodeURIComponent(id)}/${action}`, note ? { note } : {}),
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyBaseLogger, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type {} from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FirstRun } from '../../actions/first-run.js';
 import type { Deps } from '../../deps.js';
 import type { DocumentAccess } from '../../domain/documents.js';
 import type { StreamHub } from '../../realtime/streams.js';
@@ -13,6 +14,8 @@ export interface RouteContext {
   deps: Deps;
   hooks: SessionHooks;
   streams: StreamHub;
+  /** The first run's one-time setup token of this process (none once an admin exists at start). */
+  firstRun: FirstRun;
 }
 
 /**

@@ -10,6 +10,7 @@ import { APPROVAL_STATUSES, DOCUMENT_TYPES, PI_STATUSES, PROJECT_STATUSES, type 
 import { PROJECT_ACTIONS, type ProjectAction, availableActions, decideDetailsEdit, decideProjectAction } from '../../domain/project-lifecycle.js';
 import { decideUpload } from '../../domain/upload-policy.js';
 import { mayHold } from '../../domain/hold.js';
+import { mayReorder } from '../../domain/reorder.js';
 import { AppError, errors } from '../../errors.js';
 import { presentFiles, presentPayment, presentProject } from '../../presenters/index.js';
 import { PROJECT_CSV_COLUMNS } from '../../presenters/projects-csv.js';
@@ -270,6 +271,7 @@ async function permissions(actor: Actor, project: ProjectModel) {
   return {
     allowedActions: availableActions(actor, project),
     canHold: mayHold(actor, project),
+    canReorder: mayReorder(actor, project),
     canEditDetails: decideDetailsEdit(actor, project) === null,
     uploads: Object.fromEntries(uploads),
   };

@@ -2,6 +2,7 @@ import { useDraggable } from '@dnd-kit/core';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { ApiError } from '../../api';
+import { JobNumber, RushBadge, jobName } from '../../components/floor';
 import { ACTION_LABELS, PI_LABELS, formatDay } from '../../format';
 import { ProofBadge } from '../projects/proof-badge';
 import type { BoardCard } from './api';
@@ -25,11 +26,11 @@ export function Card({ card, today, note, busy, onMove }: { card: BoardCard; tod
   return (
     <li ref={setNodeRef} style={style} className={`board-card${isDragging ? ' dragging' : ''}${card.hold ? ' held' : ''}`} data-testid="board-card" data-id={card.id} aria-busy={busy || undefined}>
       <div className="board-card-top">
-        <button type="button" className="drag-handle" aria-label={`Move #${card.number} ${card.name}`} {...listeners} {...attributes}>
+        <button type="button" className="drag-handle" aria-label={`Move ${jobName(card)}`} {...listeners} {...attributes}>
           ⠿
         </button>
-        <span className="job-number">#{card.number}</span>
-        {card.rush && <span className="badge badge-rush">Rush</span>}
+        <JobNumber number={card.number} />
+        <RushBadge rush={card.rush} />
       </div>
       <Link href={`/projects/${card.id}`} className="board-card-name strong-link">
         {card.name}

@@ -21,6 +21,7 @@ import { Card, type CardNote, refusalText } from './card';
 import { STATUS_TITLES } from './columns';
 import { BOARD_COLUMNS, type BoardColumn, type Move, moveTo } from './moves';
 import './board.css';
+import { jobName } from '../../components/floor';
 
 /** Cards drawn per column before "Show all": 2,000 open projects stay smooth to scroll and drag. */
 const SHOWN = 60;
@@ -64,7 +65,7 @@ export function BoardPage() {
     mutationFn: ({ card, move }: { card: BoardCard; move: Move }) => api.act(card.id, move.action as Parameters<typeof api.act>[1]),
     onMutate: ({ card }) => setNotes(({ [card.id]: _, ...rest }) => rest),
     onSuccess: (_done, { card, move }) => {
-      setStatus(`#${card.number} ${card.name} moved to ${STATUS_TITLES[move.to]}.`);
+      setStatus(`${jobName(card)} moved to ${STATUS_TITLES[move.to]}.`);
       return queryClient.invalidateQueries({ queryKey: ['projects'] });
     },
     onError: (error, { card }) => {
@@ -74,7 +75,7 @@ export function BoardPage() {
     },
   });
   const take = (card: BoardCard, m: Move) => {
-    if (m.action === 'cancel' && !window.confirm(`Cancel #${card.number} ${card.name}? This cannot be undone.`)) return;
+    if (m.action === 'cancel' && !window.confirm(`Cancel ${jobName(card)}? This cannot be undone.`)) return;
     move.mutate({ card, move: m });
   };
 
@@ -95,7 +96,7 @@ export function BoardPage() {
   };
   const titleOf = (id: unknown) => {
     const card = board.data?.items.find((c) => c.id === id);
-    return card ? `#${card.number} ${card.name}` : 'The card';
+    return card ? jobName(card) : 'The card';
   };
 
   return (

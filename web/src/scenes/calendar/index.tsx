@@ -8,6 +8,7 @@ import { todayIso } from '../../format';
 import { fetchDue } from './api';
 import { addDays, addMonths, dayOfMonth, daysOf, formatLongDay, formatMonth, formatWeekday, monthOf } from './dates';
 import './calendar.css';
+import { FloorBadges, JobNumber, jobName } from '../../components/floor';
 
 type View = 'month' | 'week';
 /** Jobs drawn in a month's day before "+N more" (the day's list shows them all). */
@@ -40,7 +41,7 @@ export function CalendarPage() {
     mutationFn: ({ job, day }: { job: Project; day: string }) => api.editDetails(job.id, { dueDate: day }),
     onMutate: ({ job }) => setNotes(({ [job.id]: _, ...rest }) => rest),
     onSuccess: (_p, { job, day }) => {
-      setStatus(`#${job.number} ${job.name} is now due ${formatLongDay(day)}.`);
+      setStatus(`${jobName(job)} is now due ${formatLongDay(day)}.`);
       return queryClient.invalidateQueries({ queryKey: ['projects'] });
     },
     onError: (error, { job }) => {
@@ -141,8 +142,7 @@ function Day({ day, outside, today, chosen, children }: { day: string; outside: 
 function Marks({ job }: { job: Project }) {
   return (
     <>
-      {job.rush && <span className="badge badge-rush">Rush</span>}
-      {job.hold && <span className="badge badge-held" title={job.hold.reason}>Held</span>}
+      <FloorBadges project={job} />
       {job.overdue && <span className="badge badge-overdue">Overdue</span>}
     </>
   );
@@ -153,8 +153,8 @@ function Job({ job, note }: { job: Project; note: string | null }) {
   const style = transform ? { transform: `translate3d(${transform.x}px, ${transform.y}px, 0)` } : undefined;
   return (
     <li ref={setNodeRef} style={style} className={`calendar-job${isDragging ? ' dragging' : ''}`} data-testid="calendar-job" data-id={job.id}>
-      <span className="drag-handle" {...listeners} {...attributes} aria-label={`Move #${job.number} ${job.name} to another day`} role="button">
-        #{job.number}
+      <span className="drag-handle" {...listeners} {...attributes} aria-label={`Move ${jobName(job)} to another day`} role="button">
+        <JobNumber number={job.number} />
       </span>{' '}
       <Link href={`/projects/${job.id}`} className="job-name">
         {job.name}
@@ -193,7 +193,7 @@ function DayListJob({ job, note, busy, onMove }: { job: Project; note: string | 
   return (
     <li data-testid="day-job" data-id={job.id}>
       <Link href={`/projects/${job.id}`}>
-        #{job.number} {job.name}
+        {jobName(job)}
       </Link>{' '}
       <span className="muted">{job.customerName ?? ''}</span> <Marks job={job} />
       <form

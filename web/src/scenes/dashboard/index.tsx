@@ -4,6 +4,7 @@ import { DOCUMENT_TYPES, ROLES, type Stats, api } from '../../api';
 import { ActivityList, PageTitle, QueryError, StatusBadge } from '../../components';
 import { DOCUMENT_SHORT_LABELS, ROLE_LABELS, STAGES, STAGE_LABELS, type Stage, formatDate, formatDay, formatMoney, formatNumber, personName } from '../../format';
 import { OverdueBadge } from '../../components/job-fields';
+import { FloorBadges, jobName } from '../../components/floor';
 import { ReportHeadline } from '../reports/Headline';
 import { useUser } from '../../session';
 
@@ -28,7 +29,10 @@ export function DashboardPage() {
   const activity = useQuery({ queryKey: ['activity', { limit: 10 }], queryFn: () => api.activity({ limit: 10 }) });
   // Project names for the activity list (the entries carry the project's id, not its name).
   const projects = useQuery({ queryKey: ['projects', { limit: 200 }], queryFn: () => api.projects({ limit: 200 }) });
-  const projectName = (id: string) => projects.data?.items.find((p) => p.id === id)?.name;
+  const projectName = (id: string) => {
+    const found = projects.data?.items.find((p) => p.id === id);
+    return found && jobName(found);
+  };
   // Admins decide on requests; an owner corrects what was rejected.
   const waitingFilter = isAdmin ? { status: 'REQUESTED', approval: 'PENDING' } : { status: 'REQUESTED', approval: 'REJECTED' };
   const waiting = useQuery({ queryKey: ['projects', { ...waitingFilter, limit: 10 }], queryFn: () => api.projects({ ...waitingFilter, limit: 10 }) });
@@ -68,7 +72,8 @@ export function DashboardPage() {
               <li key={p.id}>
                 <Link href={`/projects/${p.id}`} className="strong-link">
                   <span className="job-number">#{p.number}</span> {p.name}
-                </Link>
+                </Link>{' '}
+                <FloorBadges project={p} />
                 <span className="muted small-text">
                   {isAdmin ? `${personName(p.pocId, p.pocName, user) ?? 'Someone'} · ` : ''}
                   asked <time dateTime={p.createdAt}>{formatDate(p.createdAt)}</time>

@@ -4,6 +4,8 @@ import { Link } from 'wouter';
 import { ApiError, type DocumentType, type ProjectDetail, api } from '../../api';
 import { PageTitle, QueryError } from '../../components';
 import { Actions } from './actions';
+import { jobName } from '../../components/floor';
+import { FloorControls, HoldBanner, TitleBadges } from './floor';
 import { ProjectActivity } from './activity';
 import { Comments } from './comments';
 import { EditDetails } from './edit-details';
@@ -47,7 +49,9 @@ function ProjectView({ project: p }: { project: ProjectDetail }) {
       <p className="breadcrumb">
         <Link href="/projects">← Projects</Link>
       </p>
-      <PageTitle>{p.name}</PageTitle>
+      <PageTitle>{jobName(p)}</PageTitle>
+      <TitleBadges project={p} />
+      <HoldBanner project={p} />
       {p.description && <p className="lead description">{p.description}</p>}
       {p.canEditDetails && <EditDetails project={p} />}
       <JobSummary project={p} />
@@ -55,6 +59,7 @@ function ProjectView({ project: p }: { project: ProjectDetail }) {
         <div className="stack">
           <Summary project={p} />
           <Actions project={p} />
+          <FloorControls project={p} />
           <Payments project={p} />
           <MoneyCard project={p} isAdmin={user.role === 'ADMIN'} />
         </div>

@@ -6,6 +6,7 @@ import { type PiStatus, type Stats, api } from '../../api';
 import { PageTitle, QueryError, StatusBadge } from '../../components';
 import { PI_LABELS, STAGES, STAGE_FILTERS, STAGE_LABELS, type Stage, formatDate, formatDay, formatNumber, personName } from '../../format';
 import { OverdueBadge } from '../../components/job-fields';
+import { FloorBadges, JobNumber, jobName } from '../../components/floor';
 import { useUser } from '../../session';
 
 const PAGE_SIZE = 20;
@@ -19,7 +20,7 @@ export function ProjectsPage() {
   const due = DUE_FILTERS.find((d) => d === params.get('due')) ?? '';
   const piStatus = PI_STATUSES.find((s) => s === params.get('piStatus')) ?? '';
   const customerId = params.get('customerId') ?? '';
-  const sort = params.get('sort') === 'due' ? 'due' : '';
+  const sort = SORTS.find((s) => s === params.get('sort')) ?? '';
   const [search, setSearch] = useState(q);
   const customers = useQuery({ queryKey: ['customers', { active: 'all', limit: 200 }], queryFn: () => api.customers({ active: 'all', limit: 200 }) });
   // The list's filter as the API takes it: also the CSV's.
@@ -115,11 +116,12 @@ export function ProjectsPage() {
           <select id="project-sort" value={sort} onChange={(e) => setFilter({ sort: e.target.value })}>
             <option value="">Newest first</option>
             <option value="due">Due date, earliest first</option>
+            <option value="priority">Priority: rush first, held last</option>
           </select>
         </div>
         <div className="field grow">
-          <label htmlFor="project-search">Name, reference or POC contains</label>
-          <input id="project-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="e.g. catalogue" />
+          <label htmlFor="project-search">Job number, name, reference or POC</label>
+          <input id="project-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="e.g. #1042 or catalogue" />
         </div>
         <button type="submit" className="secondary">
           Search
@@ -144,7 +146,7 @@ export function ProjectsPage() {
       {items.length > 0 && (
         <div className="card flush table-scroll">
           <table className="table responsive">
-            <caption className="visually-hidden">Projects{status ? `, ${STAGE_LABELS[status]}` : ''}{q ? `, name, reference or POC contains “${q}”` : ''}</caption>
+            <caption className="visually-hidden">Projects{status ? `, ${STAGE_LABELS[status]}` : ''}{q ? `, job number, name, reference or POC matching “${q}”` : ''}</caption>
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -160,12 +162,14 @@ export function ProjectsPage() {
               {items.map((p) => (
                 <tr key={p.id}>
                   <td data-label="Name" className="name-cell">
-                    <Link href={`/projects/${p.id}`} className="strong-link" title={p.name}>
-                      {p.name}
+                    <Link href={`/projects/${p.id}`} className="strong-link" title={jobName(p)}>
+                      <JobNumber number={p.number} /> {p.name}
                     </Link>
                   </td>
                   <td data-label="Status">
-                    <StatusBadge project={p} /> <ProofBadge proof={p.proof} />
+                    <span className="badge-row">
+                      <StatusBadge project={p} /> <FloorBadges project={p} /> <ProofBadge proof={p.proof} />
+                    </span>
                   </td>
                   <td data-label="Customer">{p.customerName ?? '—'}</td>
                   <td data-label="Due" data-testid="due-cell">
@@ -210,5 +214,6 @@ function totalOf(stats: Stats, stage: Stage | ''): number {
 }
 
 const DUE_FILTERS = ['overdue', 'today', 'week'] as const;
+const SORTS = ['due', 'priority'] as const;
 const DUE_LABELS: Record<(typeof DUE_FILTERS)[number], string> = { overdue: 'Overdue', today: 'Due today', week: 'Due this week' };
 const PI_STATUSES = Object.keys(PI_LABELS) as PiStatus[];

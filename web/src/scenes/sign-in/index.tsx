@@ -3,6 +3,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { ApiError, api } from '../../api';
 import { END_MESSAGES, signedIn, useEndedReason } from '../../session';
+import { WhereToLook } from '../setup/where-to-look';
 
 /** How long to wait, in words: "15 minutes", "a minute". */
 function waitFor(seconds: number | null): string {
@@ -43,6 +44,7 @@ export function SignInPage() {
       <form className="card sign-in-card" onSubmit={submit} noValidate aria-labelledby="sign-in-title">
         <p className="brand">Print orders</p>
         <h1 id="sign-in-title">Sign in</h1>
+        <WhereToLook />
         {ended && (
           <p className="notice" role="status" data-testid="ended-reason">
             {END_MESSAGES[ended]}
