@@ -26,6 +26,32 @@ describe('PDF rendering (worker threads)', () => {
     assert.ok(pages[1]!.includes(`Page 2 of ${pages.length}`));
   });
 
+  it('draws a line with a 5,000-character word in bounded time, and its text reads back', async () => {
+    // pdfkit alone cut such a word in quadratic time (17.7 s for one PI); long-words.ts cuts it once.
+    // Letters no other text of the document has: the two cells' pieces, read back page after page, are picked out by them.
+    const word = 'qzxjwv'.repeat(834).slice(0, 5_000);
+    const hsn = word.toUpperCase();
+    const line = { description: word, hsnSac: hsn, quantity: '1 pc', rate: '₹ 10.00\n18% GST', taxable: '₹ 10.00', cgst: '₹ 0.90', sgst: '₹ 0.90', igst: '₹ 0.00' };
+    const data = {
+      title: 'PROFORMA INVOICE', shop: { name: 'Shop', lines: [] }, meta: [], customer: { name: 'Customer', lines: [] }, intra: true,
+      lines: [line, { ...line, description: 'A short line below it', hsnSac: '4911' }],
+      totals: [['Total (INR)', '₹ 21.80']] as [string, string][], words: 'Twenty-one rupees and eighty paise only', bankDetails: null, footer: 'Footer',
+    };
+    const started = performance.now();
+    const pdf = await renderer.render('money', data);
+    const ms = performance.now() - started;
+    // About half a second on a busy shared machine; seconds, growing with the square of the word, before.
+    assert.ok(ms < 6_000, `${ms.toFixed(0)} ms`);
+    const pages = await pdfPages(pdf);
+    const tokens = pages.join(' ').split(/\s+/);
+    assert.equal(tokens.filter((t) => /^[qzxjwv]+$/.test(t)).join(''), word, 'the whole description, its pieces in order');
+    assert.equal(tokens.filter((t) => /^[QZXJWV]+$/.test(t)).join(''), hsn, 'the whole HSN');
+    const text = pages.join(' ');
+    for (const words of ['A short line below it', 'Twenty-one rupees and eighty paise only', `Page ${pages.length} of ${pages.length}`]) assert.ok(text.includes(words), words);
+    // The row is split across pages, each with the table's header again; none is left with the header alone.
+    for (const page of pages.slice(1, -1)) assert.match(page, /^# Description HSN\/SAC Qty Rate Taxable value CGST SGST (1 )?([qzxjwv]+|[QZXJWV]+) /);
+  });
+
   it('draws off the event loop: the loop stays responsive while documents are drawn', async () => {
     await Promise.all([1, 2].map(() => renderer.render('sample', { title: 'Warm', lines: ['a'] })));
     const h = monitorEventLoopDelay({ resolution: 5 });
