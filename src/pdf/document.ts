@@ -1,6 +1,6 @@
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
-import { FONTS } from './fonts.js';
+import { fontBytes } from './fonts.js';
 import { breakLongWords } from './long-words.js';
 
 export { breakLongWords };
@@ -17,8 +17,8 @@ export const PAGE_MARGIN = 40;
 
 export function newDocument(info: { title: string }): Doc {
   const doc = new PDFDocument({ size: 'A4', margin: PAGE_MARGIN, bufferPages: true, info: { Title: info.title, Producer: 'print-order-service' } });
-  doc.registerFont('regular', FONTS.regular);
-  doc.registerFont('bold', FONTS.bold);
+  doc.registerFont('regular', fontBytes('regular'));
+  doc.registerFont('bold', fontBytes('bold'));
   doc.font('regular').fontSize(10);
   return doc;
 }
