@@ -69,8 +69,11 @@ export function PriceFields({ at, value, onChange, errors, currency }: { at: num
   );
 }
 
-/** The totals as the lines are typed: the service's own rules (domain/gst.ts), with the shop's and the customer's states. */
-export function LiveTotals({ lines, customerId, currency }: { lines: { quantity: string; prices: PriceValues }[]; customerId: string; currency: string }) {
+/**
+ * The totals as the lines are typed: the service's own rules (domain/gst.ts), with the shop's and the
+ * customer's states. `unpriced`: what to say while a line has no price, to someone who does not price.
+ */
+export function LiveTotals({ lines, customerId, currency, unpriced }: { lines: { quantity: string; prices: PriceValues }[]; customerId: string; currency: string; unpriced?: string | undefined }) {
   const shop = useQuery({ queryKey: ['shop-settings'], queryFn: moneyApi.shopSettings });
   const customer = useQuery({ queryKey: ['customer', customerId], queryFn: () => api.customer(customerId), enabled: Boolean(customerId) });
   const priced = lines.map((l, i) => {
@@ -79,7 +82,7 @@ export function LiveTotals({ lines, customerId, currency }: { lines: { quantity:
     return { id: String(i), quantity: quantity ?? 0, unitPrice: quantity === null ? null : unitPrice, gstRate: l.prices.gstRate === '' ? null : Number(l.prices.gstRate) };
   });
   const totals = projectTotals(priced, currency, shop.data?.gstin?.slice(0, 2) ?? null, customerId ? (customer.data?.stateCode ?? null) : null);
-  if (!totals) return <p className="muted small-text" data-testid="live-totals">Totals appear when every line has a unit price and a GST rate.</p>;
+  if (!totals) return <p className="muted small-text" data-testid="live-totals">{unpriced ?? 'Totals appear when every line has a unit price and a GST rate.'}</p>;
   return (
     <dl className="facts" data-testid="live-totals" aria-live="polite">
       <div>
@@ -153,6 +156,7 @@ export function MoneyCard({ project: p, isAdmin }: { project: Project; isAdmin: 
       )}
       {canIssue && (
         <form
+          className="invoice-form"
           onSubmit={(e) => {
             e.preventDefault();
             issue.mutate();
