@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { type Project, api, request } from './api';
 import { ErrorMessage } from './components';
 import { formatMoney } from './money';
+import { useUser } from './session';
 import { GST_RATES, projectTotals } from '../../src/domain/gst';
 import { formatMinor, parseMajor } from '../../src/domain/money';
 import type { presentInvoice, presentShopSettings } from '../../src/presenters/money';
@@ -119,6 +120,7 @@ export function MoneyCard({ project: p, isAdmin }: { project: Project; isAdmin: 
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['project', p.id] }),
   });
   const t = p.totals;
+  const isClient = useUser().role === 'CLIENT';
   const canIssue = isAdmin && (p.status === 'DISPATCHED' || p.status === 'DELIVERED') && (!p.invoice || p.invoice.voided);
   return (
     <section className="card" aria-labelledby="money-title" data-testid="money">
@@ -139,7 +141,7 @@ export function MoneyCard({ project: p, isAdmin }: { project: Project; isAdmin: 
           </div>
         </dl>
       ) : (
-        <p className="muted small-text">Give every line a unit price and a GST rate to make the PI and the invoice.</p>
+        <p className="muted small-text">{isClient ? 'The shop has not priced this job yet.' : 'Give every line a unit price and a GST rate to make the PI and the invoice.'}</p>
       )}
       {t && (
         <p>
@@ -167,7 +169,7 @@ export function MoneyCard({ project: p, isAdmin }: { project: Project; isAdmin: 
             <input id="invoice-date" type="date" value={date} onChange={(e) => setDate(e.target.value)} />
           </div>
           <ErrorMessage error={issue.error} />
-          <button type="submit" disabled={issue.isPending}>
+          <button type="submit" className="primary" disabled={issue.isPending}>
             Issue tax invoice
           </button>
         </form>
