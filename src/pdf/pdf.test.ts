@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { after, describe, it } from 'node:test';
 import { hasWordLetters, pdfPages, pdfText } from '../../test/helpers/pdf-text.js';
 import { PdfRenderer } from './index.js';
+import { RENDER_NICE } from './priority.js';
 
 describe('PDF rendering (worker threads)', () => {
   const renderer = new PdfRenderer({ concurrency: 2, timeoutMs: 120_000, maxWaiting: 3 });
@@ -60,6 +63,15 @@ describe('PDF rendering (worker threads)', () => {
     h.disable();
     // One 2 s drawing on the loop would delay it by 2 s at least; off it, only by the CPU the threads take (a shared, busy machine).
     assert.ok(h.max / 1e6 < 1_500, `event loop delay max ${h.max / 1e6} ms`);
+  });
+
+  it('draws at a lower priority than the event loop (Linux: the rendering threads are niced, the main thread is not)', { skip: process.platform !== 'linux' }, async () => {
+    await renderer.render('sample', { title: 'Nice', lines: ['a'] });
+    // Field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value (after the name in parentheses: index 16).
+    const niceOf = (tid: string) => Number(fs.readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+    const threads = fs.readdirSync(`/proc/${process.pid}/task`);
+    assert.equal(niceOf(String(process.pid)), os.getPriority(), 'the main thread keeps the process\'s priority');
+    assert.ok(threads.filter((tid) => niceOf(tid) >= RENDER_NICE).length >= 1, 'a rendering thread at nice 10');
   });
 
   it('ends a document past its time with 503 and keeps rendering afterwards', async () => {

@@ -1,6 +1,10 @@
 import { parentPort } from 'node:worker_threads';
 import { finish, newDocument } from './document.js';
 import { type LayoutName, layouts } from './layouts/index.js';
+import { yieldToEventLoop } from './priority.js';
+
+// Drawing yields the CPU to the event loop (priority.ts).
+yieldToEventLoop();
 
 /**
  * A rendering thread (index.ts keeps a few): draws one document at a time and posts its bytes back
