@@ -22,6 +22,8 @@ export interface BenchContext {
   /** How long each closed-loop load runs, and how many times each comparison is measured (in turn). */
   loadMs: number;
   rounds: number;
+  /** The service's METRICS_TOKEN, for its event-loop delay (probeHealth). */
+  metricsToken?: string;
   /** Shared between phases (the benchmark project, the seeded users, …). */
   state: Record<string, unknown>;
   report(row: ReportRow): void;

@@ -1,6 +1,9 @@
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
-import { FONTS } from './fonts.js';
+import { fontBytes } from './fonts.js';
+import { breakLongWords } from './long-words.js';
+
+export { breakLongWords };
 
 /**
  * What layouts draw with: an A4 pdfkit document with the shop's fonts registered as `regular` and
@@ -14,8 +17,8 @@ export const PAGE_MARGIN = 40;
 
 export function newDocument(info: { title: string }): Doc {
   const doc = new PDFDocument({ size: 'A4', margin: PAGE_MARGIN, bufferPages: true, info: { Title: info.title, Producer: 'print-order-service' } });
-  doc.registerFont('regular', FONTS.regular);
-  doc.registerFont('bold', FONTS.bold);
+  doc.registerFont('regular', fontBytes('regular'));
+  doc.registerFont('bold', fontBytes('bold'));
   doc.font('regular').fontSize(10);
   return doc;
 }
@@ -56,7 +59,8 @@ export interface Column {
 /**
  * Draws a table from the current position: the header row, then each row, a row's height the tallest
  * of its cells (text wraps inside its column); a row that does not fit starts a new page, where the
- * header is drawn again. Leaves doc.y below the table.
+ * header is drawn again, and a row taller than a page is split between pages. A word wider than its
+ * column is cut into lines first. Leaves doc.y below the table.
  */
 export function table(doc: Doc, columns: Column[], rows: string[][], options: { fontSize?: number } = {}): void {
   const fontSize = options.fontSize ?? 9;
@@ -65,6 +69,8 @@ export function table(doc: Doc, columns: Column[], rows: string[][], options: { 
   const shares = columns.reduce((s, c) => s + c.width, 0);
   const widths = columns.map((c) => (c.width / shares) * full);
   const pad = 3;
+  // Over-long words cut once, before any measuring (long-words.ts): pdfkit would cut them in quadratic time.
+  const fit = (cells: string[], font: string) => cells.map((cell, i) => breakLongWords(doc, cell, widths[i]! - pad * 2, font, fontSize));
   const heightOf = (cells: string[], font: string) => {
     doc.font(font).fontSize(fontSize);
     return Math.max(...cells.map((cell, i) => doc.heightOfString(cell || ' ', { width: widths[i]! - pad * 2 }))) + pad * 2;
@@ -83,17 +89,50 @@ export function table(doc: Doc, columns: Column[], rows: string[][], options: { 
     doc.y = y + h;
   };
   const bottom = () => doc.page.height - doc.page.margins.bottom;
-  const header = columns.map((c) => c.header);
-  if (doc.y + heightOf(header, 'bold') + (rows[0] ? heightOf(rows[0], 'regular') : 0) > bottom()) doc.addPage();
-  drawRow(header, 'bold', true);
-  for (const row of rows) {
+  const header = fit(columns.map((c) => c.header), 'bold');
+  const headerHeight = heightOf(header, 'bold');
+  // A row is not begun with less room than a few lines; a row taller than a whole page is split across pages.
+  const minRoom = fontSize * 3 + pad * 2;
+  const first = rows[0] ? heightOf(fit(rows[0], 'regular'), 'regular') : 0;
+  if (doc.y + headerHeight + Math.min(first, minRoom) > bottom()) doc.addPage();
+  drawRow(header, 'bold', true, headerHeight);
+  const newPage = () => {
+    doc.addPage();
+    drawRow(header, 'bold', true, headerHeight);
+  };
+  for (const given of rows) {
+    let row = fit(given, 'regular');
     // Measured once: laying text out (shaping) is most of a table's cost.
-    const h = heightOf(row, 'regular');
-    if (doc.y + h > bottom()) {
-      doc.addPage();
-      drawRow(header, 'bold', true);
+    let h = heightOf(row, 'regular');
+    if (doc.y + h > bottom() && h <= bottom() - doc.page.margins.top - headerHeight) newPage();
+    while (doc.y + h > bottom()) {
+      if (bottom() - doc.y < minRoom) newPage();
+      const [heads, tails] = splitRow(row, bottom() - doc.y - pad * 2);
+      drawRow(heads, 'regular', false);
+      newPage();
+      row = tails;
+      h = heightOf(row, 'regular');
     }
     drawRow(row, 'regular', false, h);
+  }
+  /** Each cell's words that fit in `room` points of height, and the rest (its words are no wider than the column: fit). */
+  function splitRow(cells: string[], room: number): [string[], string[]] {
+    doc.font('regular').fontSize(fontSize);
+    const split = cells.map((cell, i) => {
+      const options = { width: widths[i]! - pad * 2 };
+      if (doc.heightOfString(cell || ' ', options) <= room) return [cell, ''];
+      const words = cell.split(/(?<=\s)/);
+      // The most words whose height fits, by halving (at least one, so that a row always moves on).
+      let lo = 1;
+      let hi = words.length - 1;
+      while (lo < hi) {
+        const mid = Math.ceil((lo + hi) / 2);
+        if (doc.heightOfString(words.slice(0, mid).join('').trimEnd() || ' ', options) <= room) lo = mid;
+        else hi = mid - 1;
+      }
+      return [words.slice(0, lo).join('').trimEnd(), words.slice(lo).join('')];
+    });
+    return [split.map((c) => c[0]!), split.map((c) => c[1]!)];
   }
   doc.font('regular').fontSize(10);
 }

@@ -18,7 +18,8 @@ export interface PdfLimits {
 }
 
 // A thread per core but one (the event loop keeps a core of its own), at least one, at most four.
-// 60 s: a 50-line document takes about a second of CPU, and many times that on a machine shared by busy processes.
+// 60 s: a 50-line document takes tens of milliseconds of CPU (fonts.ts, long-words.ts), many times that on a
+// machine shared by busy processes, and a bound is for what nobody foresaw.
 export const DEFAULT_PDF_LIMITS: PdfLimits = { concurrency: Math.max(1, Math.min(4, availableParallelism() - 1)), timeoutMs: 60_000, maxWaiting: 100 };
 
 // Built, the worker is worker.js beside this file. Under tsx (tests, npm run dev) it is worker.ts, and a

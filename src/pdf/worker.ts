@@ -1,6 +1,10 @@
 import { parentPort } from 'node:worker_threads';
 import { finish, newDocument } from './document.js';
 import { type LayoutName, layouts } from './layouts/index.js';
+import { yieldToEventLoop } from './priority.js';
+
+// Drawing yields the CPU to the event loop (priority.ts).
+yieldToEventLoop();
 
 /**
  * A rendering thread (index.ts keeps a few): draws one document at a time and posts its bytes back
@@ -25,7 +29,8 @@ parentPort!.on('message', (msg: { id: number; layout: LayoutName; data: unknown 
   })();
 });
 
-// Loads the fonts (and fontkit's shaping tables) before saying ready, so a document's time bound counts its drawing only.
+// Unpacks the fonts (once per thread: fonts.ts) and loads fontkit's shaping tables before saying ready, so a
+// document's time bound counts its drawing only; a small table warms the drawing code as well.
 const warm = newDocument({ title: 'warm-up' });
-warm.text('Warm-up ₹ हिन्दी');
+layouts.sample(warm, { title: 'Warm-up ₹ हिन्दी', lines: ['Visiting cards, 350 gsm ₹ 1,25,000.50', 'शादी का निमंत्रण कार्ड'] });
 void finish(warm).then(() => parentPort!.postMessage({ ready: true }));

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { type Project, api, request } from './api';
 import { ErrorMessage } from './components';
 import { formatMoney } from './money';
+import { useUser } from './session';
 import { GST_RATES, projectTotals } from '../../src/domain/gst';
 import { formatMinor, parseMajor } from '../../src/domain/money';
 import type { presentInvoice, presentShopSettings } from '../../src/presenters/money';
@@ -69,8 +70,11 @@ export function PriceFields({ at, value, onChange, errors, currency }: { at: num
   );
 }
 
-/** The totals as the lines are typed: the service's own rules (domain/gst.ts), with the shop's and the customer's states. */
-export function LiveTotals({ lines, customerId, currency }: { lines: { quantity: string; prices: PriceValues }[]; customerId: string; currency: string }) {
+/**
+ * The totals as the lines are typed: the service's own rules (domain/gst.ts), with the shop's and the
+ * customer's states. `unpriced`: what to say while a line has no price, to someone who does not price.
+ */
+export function LiveTotals({ lines, customerId, currency, unpriced }: { lines: { quantity: string; prices: PriceValues }[]; customerId: string; currency: string; unpriced?: string | undefined }) {
   const shop = useQuery({ queryKey: ['shop-settings'], queryFn: moneyApi.shopSettings });
   const customer = useQuery({ queryKey: ['customer', customerId], queryFn: () => api.customer(customerId), enabled: Boolean(customerId) });
   const priced = lines.map((l, i) => {
@@ -79,7 +83,7 @@ export function LiveTotals({ lines, customerId, currency }: { lines: { quantity:
     return { id: String(i), quantity: quantity ?? 0, unitPrice: quantity === null ? null : unitPrice, gstRate: l.prices.gstRate === '' ? null : Number(l.prices.gstRate) };
   });
   const totals = projectTotals(priced, currency, shop.data?.gstin?.slice(0, 2) ?? null, customerId ? (customer.data?.stateCode ?? null) : null);
-  if (!totals) return <p className="muted small-text" data-testid="live-totals">Totals appear when every line has a unit price and a GST rate.</p>;
+  if (!totals) return <p className="muted small-text" data-testid="live-totals">{unpriced ?? 'Totals appear when every line has a unit price and a GST rate.'}</p>;
   return (
     <dl className="facts" data-testid="live-totals" aria-live="polite">
       <div>
@@ -116,6 +120,7 @@ export function MoneyCard({ project: p, isAdmin }: { project: Project; isAdmin: 
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['project', p.id] }),
   });
   const t = p.totals;
+  const isClient = useUser().role === 'CLIENT';
   const canIssue = isAdmin && (p.status === 'DISPATCHED' || p.status === 'DELIVERED') && (!p.invoice || p.invoice.voided);
   return (
     <section className="card" aria-labelledby="money-title" data-testid="money">
@@ -136,7 +141,7 @@ export function MoneyCard({ project: p, isAdmin }: { project: Project; isAdmin: 
           </div>
         </dl>
       ) : (
-        <p className="muted small-text">Give every line a unit price and a GST rate to make the PI and the invoice.</p>
+        <p className="muted small-text">{isClient ? 'The shop has not priced this job yet.' : 'Give every line a unit price and a GST rate to make the PI and the invoice.'}</p>
       )}
       {t && (
         <p>
@@ -153,6 +158,7 @@ export function MoneyCard({ project: p, isAdmin }: { project: Project; isAdmin: 
       )}
       {canIssue && (
         <form
+          className="invoice-form"
           onSubmit={(e) => {
             e.preventDefault();
             issue.mutate();
@@ -163,7 +169,7 @@ export function MoneyCard({ project: p, isAdmin }: { project: Project; isAdmin: 
             <input id="invoice-date" type="date" value={date} onChange={(e) => setDate(e.target.value)} />
           </div>
           <ErrorMessage error={issue.error} />
-          <button type="submit" disabled={issue.isPending}>
+          <button type="submit" className="primary" disabled={issue.isPending}>
             Issue tax invoice
           </button>
         </form>

@@ -6,6 +6,7 @@ import { formatNumber } from '../format';
 import { LiveTotals, type PriceValues, PriceFields, emptyPrices, priceBody, priceValuesOf } from '../money-ui';
 import { ITEMS, ITEM_MAX_LENGTH, MAX_LENGTH } from '../../../src/domain/limits';
 import { parseWhole } from '../numbers';
+import { useUser } from '../session';
 
 /** The quantity as sent (jobRefusals has refused anything else before). */
 const quantityOf = (text: string) => {
@@ -113,6 +114,8 @@ export function JobFieldsEditor({ values, onChange, errors }: { values: JobValue
   const set = (field: Exclude<keyof JobValues, 'items'>) => (e: { target: { value: string } }) => onChange({ ...values, [field]: e.target.value });
   const setLine = (at: number, field: keyof LineValues) => (e: { target: { value: string } }) =>
     onChange({ ...values, items: values.items.map((l, i) => (i === at ? { ...l, [field]: e.target.value } : l)) });
+  // The shop prices the lines: a CLIENT is not asked to (the prices loaded are sent back as they are).
+  const prices = useUser().role !== 'CLIENT';
   return (
     <>
       <CustomerSelect value={values.customerId} onChange={(customerId) => onChange({ ...values, customerId })} error={errors.customerId} />
@@ -152,11 +155,11 @@ export function JobFieldsEditor({ values, onChange, errors }: { values: JobValue
                   {(p) => <input {...p} value={l[f]} onChange={setLine(at, f)} maxLength={ITEM_MAX_LENGTH[f]} autoComplete="off" />}
                 </Field>
               ))}
-              <PriceFields at={at} value={l.prices} currency={values.currency} errors={errors} onChange={(prices) => onChange({ ...values, items: values.items.map((x, i) => (i === at ? { ...x, prices } : x)) })} />
+              {prices && <PriceFields at={at} value={l.prices} currency={values.currency} errors={errors} onChange={(prices) => onChange({ ...values, items: values.items.map((x, i) => (i === at ? { ...x, prices } : x)) })} />}
             </div>
           </div>
         ))}
-        {values.items.length > 0 && <LiveTotals lines={values.items.map((l) => ({ quantity: l.quantity, prices: l.prices }))} customerId={values.customerId} currency={values.currency} />}
+        {values.items.length > 0 && <LiveTotals lines={values.items.map((l) => ({ quantity: l.quantity, prices: l.prices }))} customerId={values.customerId} currency={values.currency} unpriced={prices ? undefined : 'The shop has not priced this job yet.'} />}
         {values.items.length < ITEMS.maxLines ? (
           <button type="button" className="secondary small" onClick={() => onChange({ ...values, items: [...values.items, emptyLine()] })}>
             Add a line

@@ -49,7 +49,7 @@ export function InvoicesPage() {
       </div>
       {pages.error && <QueryError query={pages} what="The invoices" />}
       <div className="table-scroll" tabIndex={0} role="region" aria-label="Invoices">
-        <table className="table" data-testid="invoices">
+        <table className="table responsive" data-testid="invoices">
           <thead>
             <tr>
               <th scope="col">Number</th>
@@ -67,18 +67,18 @@ export function InvoicesPage() {
           <tbody>
             {items.map((i) => (
               <tr key={i.number}>
-                <td className="nowrap">
+                <td className="nowrap" data-label="Number">
                   <Link href={`/projects/${i.projectId}`}>{i.number}</Link>
                 </td>
-                <td className="nowrap">{i.projectNumber === null ? '' : `#${i.projectNumber}`}</td>
-                <td className="nowrap">{i.date}</td>
-                <td>{i.customerName}</td>
-                <td>{i.customerGstin ?? ''}</td>
-                <td>{i.placeOfSupply ?? ''}</td>
-                <td className="num">{formatMoney(i.taxable, i.currency)}</td>
-                <td className="num">{formatMoney(i.cgst + i.sgst + i.igst, i.currency)}</td>
-                <td className="num">{formatMoney(i.total, i.currency)}</td>
-                <td>{i.voidedAt ? 'Withdrawn' : 'Issued'}</td>
+                <td className="nowrap" data-label="Job">{i.projectNumber === null ? '' : `#${i.projectNumber}`}</td>
+                <td className="nowrap" data-label="Date">{i.date}</td>
+                <td data-label="Customer">{i.customerName}</td>
+                <td data-label="GSTIN">{i.customerGstin ?? ''}</td>
+                <td data-label="Place of supply">{i.placeOfSupply ?? ''}</td>
+                <td className="num" data-label="Taxable">{formatMoney(i.taxable, i.currency)}</td>
+                <td className="num" data-label="Tax">{formatMoney(i.cgst + i.sgst + i.igst, i.currency)}</td>
+                <td className="num" data-label="Total">{formatMoney(i.total, i.currency)}</td>
+                <td data-label="State">{i.voidedAt ? 'Withdrawn' : 'Issued'}</td>
               </tr>
             ))}
           </tbody>

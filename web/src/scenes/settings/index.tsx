@@ -36,7 +36,7 @@ export function ShopSettingsPage() {
   const readOnly = user.role !== 'ADMIN';
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    save.mutate(values);
+    if (!save.isPending) save.mutate(values);
   };
   return (
     <>
@@ -47,17 +47,21 @@ export function ShopSettingsPage() {
           <div className="field" key={field}>
             <label htmlFor={`shop-${field}`}>{label}</label>
             {field === 'address' || field === 'bankDetails' ? (
-              <textarea id={`shop-${field}`} rows={3} value={values[field]} readOnly={readOnly} onChange={(e) => setValues({ ...values, [field]: e.target.value })} />
+              <textarea id={`shop-${field}`} rows={3} value={values[field]} readOnly={readOnly} aria-describedby={hint ? `shop-${field}-hint` : undefined} onChange={(e) => setValues({ ...values, [field]: e.target.value })} />
             ) : (
-              <input id={`shop-${field}`} value={values[field]} readOnly={readOnly} onChange={(e) => setValues({ ...values, [field]: e.target.value })} autoComplete="off" />
+              <input id={`shop-${field}`} value={values[field]} readOnly={readOnly} aria-describedby={hint ? `shop-${field}-hint` : undefined} onChange={(e) => setValues({ ...values, [field]: e.target.value })} autoComplete="off" />
             )}
-            {hint && <p className="hint">{hint}</p>}
+            {hint && (
+              <p className="hint" id={`shop-${field}-hint`}>
+                {hint}
+              </p>
+            )}
           </div>
         ))}
         <ErrorMessage error={save.error} />
         {save.isSuccess && <p role="status">Saved.</p>}
         {!readOnly && (
-          <button type="submit" disabled={save.isPending}>
+          <button type="submit" className="primary" aria-disabled={save.isPending}>
             Save
           </button>
         )}
