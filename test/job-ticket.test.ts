@@ -118,7 +118,7 @@ describe('the job ticket', () => {
     const last = pages[pages.length - 1]!;
     assert.ok(last.includes('Line 50 visiting cards'), 'the last line on the last page');
     for (const page of pages.slice(1)) {
-      for (const header of ['Description', 'Quantity', 'Size', 'Material', 'Colours', 'Finishing', 'Notes']) assert.ok(page.includes(header), `${header} repeated: ${page.slice(0, 300)}`);
+      for (const header of ['Description', 'Quantity', 'Size', 'Stock', 'Colours', 'Finishing', 'Notes']) assert.ok(page.includes(header), `${header} repeated: ${page.slice(0, 300)}`);
       assert.ok(page.includes(`#${full.number} · ${full.name} (continued)`), page.slice(0, 200));
     }
     assert.ok(pages[0]!.includes(`Page 1 of ${pages.length}`));

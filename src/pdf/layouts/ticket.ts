@@ -116,7 +116,7 @@ export function ticket(doc: Doc, data: TicketData): void {
     { header: 'Description', width: 6 },
     { header: 'Quantity', width: 2.4, align: 'right' },
     { header: 'Size', width: 2.6 },
-    { header: 'Material', width: 3.2 },
+    { header: 'Stock', width: 3.2 },
     { header: 'Colours', width: 2.6 },
     { header: 'Finishing', width: 3.2 },
     { header: 'Notes', width: 4.4 },
