@@ -116,7 +116,7 @@ describe('the job ticket', () => {
       for (const cell of [l.description, `${(1000 + i).toLocaleString('en-IN')} pcs`, l.size, l.stock, l.colours, l.finishing, l.notes]) assert.ok(all.includes(cell), `line ${i}: ${cell}`);
     }
     const last = pages[pages.length - 1]!;
-    assert.ok(last.includes('Line 50 visiting cards'), 'the last line on the last page');
+    assert.ok(last.includes('50 Line 50 visiting cards'), 'the last line, its number whole, on the last page');
     for (const page of pages.slice(1)) {
       for (const header of ['Description', 'Quantity', 'Size', 'Stock', 'Colours', 'Finishing', 'Notes']) assert.ok(page.includes(header), `${header} repeated: ${page.slice(0, 300)}`);
       assert.ok(page.includes(`#${full.number} · ${full.name} (continued)`), page.slice(0, 200));

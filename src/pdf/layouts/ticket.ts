@@ -112,7 +112,7 @@ export function ticket(doc: Doc, data: TicketData): void {
   doc.moveDown(0.8);
 
   const columns: Column[] = [
-    { header: '#', width: 0.8, align: 'right' },
+    { header: '#', width: 1.3, align: 'right' },
     { header: 'Description', width: 6 },
     { header: 'Quantity', width: 2.4, align: 'right' },
     { header: 'Size', width: 2.6 },
