@@ -30,6 +30,7 @@ import { type BenchContext, cpuMsOf, type Phase, type Probed, type ReportRow, fm
 import { proofsPhase } from './proofs.js';
 import { boardPhase } from './board.js';
 import { moneyPhase } from './money.js';
+import { ticketPhase } from './ticket.js';
 
 const GiB = 1024 * MiB;
 
@@ -64,6 +65,7 @@ const PHASES: Phase[] = [
   { name: 'proofs', run: proofsPhase },
   { name: 'board', run: boardPhase },
   { name: 'money', run: moneyPhase },
+  { name: 'job ticket', run: ticketPhase },
 ];
 
 let cleanup: () => Promise<void> = async () => {};

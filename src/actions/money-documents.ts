@@ -39,7 +39,7 @@ export async function updateShopSettings(deps: Pick<Deps, 'store'>, actor: Actor
 }
 
 /** The name documents carry: the shop's, else PUBLIC_URL's host. */
-const shopName = (settings: ShopSettings, publicUrl: string) => settings.name ?? new URL(publicUrl).host;
+export const shopName = (settings: ShopSettings, publicUrl: string) => settings.name ?? new URL(publicUrl).host;
 
 const money = (amount: number, currency: string) => formatAmountIndian(amount, currency);
 

@@ -82,6 +82,18 @@ export function proofsRepo(db: DB, dialect: Database['dialect']) {
         .executeTakeFirst();
       return row && toProof(row);
     },
+    /** The version of the project's latest approved proof (the job ticket prints it), null when none is approved. */
+    async latestApprovedVersion(projectId: string): Promise<number | null> {
+      const row = await db
+        .selectFrom('proofs')
+        .select('version')
+        .where('project_id', '=', projectId)
+        .where('status', '=', 'approved')
+        .orderBy('version', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row ? Number(row.version) : null;
+    },
     /** The latest version's summary of each project (a project's `proof`). */
     async latestFor(projectIds: readonly string[]): Promise<Map<string, ProofSummary>> {
       const found = new Map<string, ProofSummary>();

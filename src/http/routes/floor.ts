@@ -2,6 +2,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import { todayOf } from '../../deps.js';
 import { holdOrRelease } from '../../actions/hold.js';
 import { reorderProject } from '../../actions/reorder.js';
+import { jobTicketPdf } from '../../actions/ticket.js';
 import { MAX_HOLD_REASON, MAX_LENGTH } from '../../domain/limits.js';
 import type { Actor } from '../../domain/model.js';
 import { presentProject } from '../../presenters/index.js';
@@ -67,5 +68,27 @@ export async function floorRoutes(app: App, { deps, hooks }: RouteContext) {
       },
     },
     async (req, reply) => reply.code(201).send(present(await reorderProject(withRequestLog(deps, req), actorOf(req), req.params.id, req.body ?? {}), actorOf(req))),
+  );
+
+  app.get(
+    '/api/projects/:id/ticket.pdf',
+    {
+      onRequest: hooks.requireSession,
+      schema: {
+        tags: ['projects'],
+        operationId: 'getJobTicketPdf',
+        summary: "The job ticket as a PDF: the press's work order on A4, every line with all its fields, a QR code of the project's address (ADMIN or the owner; a CLIENT who may see the project 403, anyone who may not 404)",
+        params: IdParams,
+        produces: ['application/pdf'],
+        response: { 200: Type.Unsafe<Buffer>({ description: 'application/pdf', type: 'string', format: 'binary' }), 401: errorRef, 403: errorRef, 404: errorRef },
+      },
+    },
+    async (req, reply) => {
+      const { pdf, filename } = await jobTicketPdf(deps, actorOf(req), req.params.id);
+      reply.header('content-type', 'application/pdf');
+      reply.header('content-disposition', `inline; filename="${filename}"`);
+      reply.header('cache-control', 'private, no-cache');
+      return reply.send(pdf);
+    },
   );
 }

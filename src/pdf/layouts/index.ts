@@ -1,6 +1,7 @@
 import type { Doc } from '../document.js';
 import { money, type MoneyDocData } from './money.js';
 import { sample, type SampleData } from './sample.js';
+import { ticket, type TicketData } from './ticket.js';
 
 /**
  * Every PDF the service makes, by name: a layout is a plain function that draws `data` (plain JSON,
@@ -10,8 +11,9 @@ import { sample, type SampleData } from './sample.js';
 export const layouts = {
   sample,
   money,
+  ticket,
 } satisfies Record<string, (doc: Doc, data: never) => void>;
 
 export type LayoutName = keyof typeof layouts;
 export type LayoutData<L extends LayoutName> = Parameters<(typeof layouts)[L]>[1];
-export type { MoneyDocData, SampleData };
+export type { MoneyDocData, SampleData, TicketData };

@@ -54,7 +54,7 @@ function ProjectView({ project: p }: { project: ProjectDetail }) {
       <HoldBanner project={p} />
       {p.description && <p className="lead description">{p.description}</p>}
       {p.canEditDetails && <EditDetails project={p} />}
-      <JobSummary project={p} />
+      <JobSummary project={p} canPrintTicket={user.role === 'ADMIN' || p.pocId === user.id} />
       <div className="project-grid">
         <div className="stack">
           <Summary project={p} />

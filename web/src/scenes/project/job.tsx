@@ -1,12 +1,23 @@
 import type { JobItem, Project } from '../../api';
 import { OverdueBadge } from '../../components/job-fields';
 import { formatDay, formatNumber } from '../../format';
+import './project.css';
 
-/** The job as the project page shows it: facts, and the lines in a table that scrolls inside its box on a phone. */
-export function JobSummary({ project: p }: { project: Project }) {
+/**
+ * The job as the project page shows it: facts, and the lines in a table that scrolls inside its box on
+ * a phone; for an ADMIN or the owner, the job ticket (the press's PDF, GET /api/projects/:id/ticket.pdf).
+ */
+export function JobSummary({ project: p, canPrintTicket }: { project: Project; canPrintTicket: boolean }) {
   return (
     <section className="card" aria-labelledby="job-title" data-testid="job">
-      <h2 id="job-title">The job</h2>
+      <div className="card-heading">
+        <h2 id="job-title">The job</h2>
+        {canPrintTicket && (
+          <a className="button secondary" href={`/api/projects/${encodeURIComponent(p.id)}/ticket.pdf`} download={`ticket-${p.id}.pdf`} data-testid="ticket-pdf">
+            Print job ticket
+          </a>
+        )}
+      </div>
       <dl className="facts">
         <div>
           <dt>Customer</dt>
