@@ -29,6 +29,7 @@ import { webhookPhase } from './webhooks.js';
 import { type BenchContext, cpuMsOf, type Phase, type Probed, type ReportRow, fmtProbe, fmtRatio, median, probeHealth, startReference } from './phase.js';
 import { proofsPhase } from './proofs.js';
 import { boardPhase } from './board.js';
+import { priorityPhase } from './priority.js';
 
 const GiB = 1024 * MiB;
 
@@ -62,6 +63,7 @@ const PHASES: Phase[] = [
   { name: 'webhooks', run: webhookPhase },
   { name: 'proofs', run: proofsPhase },
   { name: 'board', run: boardPhase },
+  { name: 'priority', run: priorityPhase },
 ];
 
 let cleanup: () => Promise<void> = async () => {};
