@@ -31,6 +31,7 @@ import { proofsPhase } from './proofs.js';
 import { boardPhase } from './board.js';
 import { moneyPhase } from './money.js';
 import { ticketPhase } from './ticket.js';
+import { priorityPhase } from './priority.js';
 
 const GiB = 1024 * MiB;
 
@@ -66,6 +67,7 @@ const PHASES: Phase[] = [
   { name: 'board', run: boardPhase },
   { name: 'money', run: moneyPhase },
   { name: 'job ticket', run: ticketPhase },
+  { name: 'priority', run: priorityPhase },
 ];
 
 let cleanup: () => Promise<void> = async () => {};

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
+import type { ProjectInvoice } from '../domain/model.js';
 import type { Invoice } from '../domain/shop.js';
 import type { DB, Dialect } from './index.js';
+import { amongIds } from './id-lists.js';
 
 export interface InvoiceRow extends Invoice {
   voidedAt: string | null;
@@ -69,6 +71,34 @@ export function invoicesRepo(db: DB, dialect: Dialect) {
     async latestOf(projectId: string): Promise<InvoiceRow | undefined> {
       const row = await base(db).where('invoices.project_id', '=', projectId).orderBy('invoices.created_at', 'desc').orderBy('invoices.sequence', 'desc').executeTakeFirst();
       return row && toInvoice(row);
+    },
+    /**
+     * The latest invoice of each of these projects (a project's `invoice`: the last issued, by when
+     * and then by sequence), with whether its document was withdrawn; a project without one is
+     * missing from the map. One statement for a page (the projects' ids in chunks of 500), where the
+     * project list used to read it with five correlated subqueries per project row.
+     */
+    async latestFor(projectIds: readonly string[]): Promise<Map<string, ProjectInvoice>> {
+      const found = new Map<string, ProjectInvoice>();
+      // SQLite's list in chunks (its limit on parameters); PostgreSQL's one array at once.
+      const chunk = dialect === 'postgres' ? Math.max(1, projectIds.length) : 500;
+      for (let i = 0; i < projectIds.length; i += chunk) {
+        const rows = await db
+          .selectFrom('invoices')
+          .leftJoin('file_uploads', 'file_uploads.id', 'invoices.file_id')
+          .select(['invoices.project_id', 'invoices.number', 'invoices.invoice_date', 'invoices.total', 'invoices.file_id', sql<string | null>`file_uploads.voided_at`.as('voided_at')])
+          .where(amongIds('invoices.project_id', projectIds.slice(i, i + chunk), dialect))
+          // Each project's latest first (the index invoices_project_created); the first row seen of a project is its invoice.
+          .orderBy('invoices.project_id')
+          .orderBy('invoices.created_at', 'desc')
+          .orderBy('invoices.sequence', 'desc')
+          .execute();
+        for (const r of rows) {
+          if (found.has(r.project_id)) continue;
+          found.set(r.project_id, { number: r.number, date: r.invoice_date, total: Number(r.total), fileId: r.file_id, voided: r.voided_at !== null });
+        }
+      }
+      return found;
     },
     /** The register: by financial year, newest first, then by sequence; `from`/`to` on the invoice date. */
     async list(f: InvoiceFilter): Promise<{ items: InvoiceRow[]; nextCursor: { fy: string; sequence: number } | null }> {

@@ -3,6 +3,7 @@ import type { Payment } from '../domain/model.js';
 import type { DB, Dialect } from './index.js';
 import { reusable } from './reusable.js';
 import { toPayment } from './rows.js';
+import { amongIds } from './id-lists.js';
 
 /**
  * The sum of payments. Each sum is at most MAX_AMOUNT (domain/money.ts), so exact as a number;
@@ -52,7 +53,7 @@ export function paymentsRepo(db: DB, dialect: Dialect) {
       const rows = await db
         .selectFrom('payments')
         .select(['project_id', paidSum.as('paid')])
-        .where('project_id', 'in', projectIds)
+        .where(amongIds('payments.project_id', projectIds, dialect))
         .groupBy('project_id')
         .execute();
       for (const r of rows) paid.set(r.project_id, Number(r.paid));

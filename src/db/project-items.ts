@@ -2,6 +2,7 @@ import type { JobItem } from '../domain/model.js';
 import type { DB, Dialect } from './index.js';
 import { reusable } from './reusable.js';
 import { toJobItem } from './rows.js';
+import { amongIds } from './id-lists.js';
 
 /** One project's lines, read with every change's webhook event and every project page: compiled once (reusable.ts). */
 const linesOf = reusable((db, projectId: string) => db.selectFrom('project_items').selectAll().where('project_id', '=', projectId).orderBy('position'));
@@ -20,7 +21,7 @@ export function projectItemsRepo(db: DB, dialect: Dialect) {
       const rows = await db
         .selectFrom('project_items')
         .selectAll()
-        .where('project_id', 'in', projectIds)
+        .where(amongIds('project_items.project_id', projectIds, dialect))
         .orderBy('project_id')
         .orderBy('position')
         .execute();

@@ -1,6 +1,7 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import type { Approval, ApprovalStatus, Hold, JobDetails, Pi, PiStatus, Project, ProjectStatus, ProjectWithNames } from '../domain/model.js';
 import type { Database, DB } from './index.js';
+import { invoicesRepo } from './invoices.js';
 import { paymentsRepo } from './payments.js';
 import { proofsRepo } from './proofs.js';
 import { projectItemsRepo } from './project-items.js';
@@ -28,28 +29,8 @@ const withNamesOf = (db: DB) =>
       'holder.name as hold_by_name',
       'original.name as repeat_of_name',
     ])
-    // Money documents (migration 026): what the totals need (the two states) and the latest tax invoice.
-    .select((eb) => {
-      const latest = (column: 'number' | 'invoice_date' | 'total' | 'file_id') =>
-        eb.selectFrom('invoices').select(`invoices.${column}`).whereRef('invoices.project_id', '=', 'projects.id').orderBy('invoices.created_at', 'desc').orderBy('invoices.sequence', 'desc').limit(1);
-      return [
-        'customer.state_code as customer_state_code',
-        eb.selectFrom('shop_settings').select('shop_settings.gstin').where('shop_settings.id', '=', 'shop').as('shop_gstin'),
-        latest('number').as('invoice_number'),
-        latest('invoice_date').as('invoice_date'),
-        latest('total').as('invoice_total'),
-        latest('file_id').as('invoice_file_id'),
-        eb
-          .selectFrom('invoices')
-          .innerJoin('file_uploads', 'file_uploads.id', 'invoices.file_id')
-          .select(sql<boolean>`file_uploads.voided_at is not null`.as('v'))
-          .whereRef('invoices.project_id', '=', 'projects.id')
-          .orderBy('invoices.created_at', 'desc')
-          .orderBy('invoices.sequence', 'desc')
-          .limit(1)
-          .as('invoice_voided'),
-      ];
-    });
+    // Money documents (migration 026): what the totals need (the two states); the latest tax invoice is read per page (invoices.latestFor).
+    .select((eb) => ['customer.state_code as customer_state_code', eb.selectFrom('shop_settings').select('shop_settings.gstin').where('shop_settings.id', '=', 'shop').as('shop_gstin')]);
 
 /** The project every upload reads, and the one with its names every change's webhook event and every project page reads: compiled once (reusable.ts). */
 const hot = {
@@ -209,20 +190,23 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
   const items = projectItemsRepo(db, dialect);
   const payments = paymentsRepo(db, dialect);
   const proofs = proofsRepo(db, dialect);
+  const invoices = invoicesRepo(db, dialect);
 
-  /** Rows as answers show them: each with its lines and the sum of its payments, read in two more queries for them all. */
+  /** Rows as answers show them: each with its lines, the sum of its payments, its latest proof and its latest invoice, read in four more queries for them all. */
   const withItems = async (rows: ProjectRowWithNames[]): Promise<ProjectWithNames[]> => {
     const ids = rows.map((r) => r.id);
-    const [lines, paid, latestProofs] = await Promise.all([items.forProjects(ids), payments.paidFor(ids), proofs.latestFor(ids)]);
-    return rows.map((r) => ({ ...toProjectWithNames(r, lines.get(r.id) ?? [], paid.get(r.id) ?? 0), proof: latestProofs.get(r.id) ?? null }));
+    const [lines, paid, latestProofs, latestInvoices] = await Promise.all([items.forProjects(ids), payments.paidFor(ids), proofs.latestFor(ids), invoices.latestFor(ids)]);
+    return rows.map((r) =>
+      toProjectWithNames(r, { items: lines.get(r.id) ?? [], paid: paid.get(r.id) ?? 0, proof: latestProofs.get(r.id) ?? null, invoice: latestInvoices.get(r.id) ?? null }),
+    );
   };
 
   /** One project with the names and its lines, as answers show it. */
   const findWithNames = async (id: string): Promise<ProjectWithNames | undefined> => {
     const row = (await db.executeQuery(hot.withNames(db, dialect, id))).rows[0];
     if (!row) return undefined;
-    const [lines, paid, latestProof] = await Promise.all([items.of(id), payments.paidOf(id), proofs.latestFor([id])]);
-    return { ...toProjectWithNames(row, lines, paid), proof: latestProof.get(id) ?? null };
+    const [lines, paid, latestProof, latestInvoice] = await Promise.all([items.of(id), payments.paidOf(id), proofs.latestFor([id]), invoices.latestFor([id])]);
+    return toProjectWithNames(row, { items: lines, paid, proof: latestProof.get(id) ?? null, invoice: latestInvoice.get(id) ?? null });
   };
 
   /**
@@ -412,21 +396,18 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
     /**
      * The board (issue 36): every open project the scope may see (REQUESTED to DISPATCHED) and those
      * DELIVERED since `deliveredSince` (by their last change), unordered: the caller sorts them.
-     * One query for the rows (the status index) and the three of withItems for them all.
+     * Two queries for the rows (the status index; (status, updated_at), migration 028) and the four of withItems for them all.
      */
     async board(scope: Scope, f: { pocId?: string; customerId?: string; deliveredSince: string }): Promise<ProjectWithNames[]> {
-      const rows = await withNames()
-        .where(visibleTo(scope))
-        .$if(f.pocId !== undefined, (q) => q.where('projects.poc_id', '=', f.pocId!))
-        .$if(f.customerId !== undefined, (q) => q.where('projects.customer_id', '=', f.customerId!))
-        .where((eb) =>
-          eb.or([
-            eb('projects.status', 'in', ['REQUESTED', 'APPROVED', 'PRINTING', 'DISPATCHED']),
-            eb.and([eb('projects.status', '=', 'DELIVERED'), eb('projects.updated_at', '>=', f.deliveredSince)]),
-          ]),
-        )
-        .execute();
-      return withItems(rows);
+      const columns = () =>
+        withNames()
+          .where(visibleTo(scope))
+          .$if(f.pocId !== undefined, (q) => q.where('projects.poc_id', '=', f.pocId!))
+          .$if(f.customerId !== undefined, (q) => q.where('projects.customer_id', '=', f.customerId!));
+      // Two reads, each one index range: one condition with OR made both databases walk every project (a shop's years of DELIVERED ones).
+      const open = await columns().where('projects.status', 'in', ['REQUESTED', 'APPROVED', 'PRINTING', 'DISPATCHED']).execute();
+      const delivered = await columns().where('projects.status', '=', 'DELIVERED').where('projects.updated_at', '>=', f.deliveredSince).execute();
+      return withItems([...open, ...delivered]);
     },
     /** Two statements (the change, then the project as findWithNames reads it): callers run it in their transaction. */
     async update(id: string, f: ProjectFields, now: string): Promise<ProjectWithNames | undefined> {

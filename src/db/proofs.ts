@@ -4,6 +4,7 @@ import type { Selectable } from 'kysely';
 import type { Database, DB } from './index.js';
 import type { Tables } from './schema.js';
 import { type Scope, visibleTo } from './visibility.js';
+import { amongIds } from './id-lists.js';
 
 type ProofRow = Selectable<Tables['proofs']>;
 
@@ -98,11 +99,13 @@ export function proofsRepo(db: DB, dialect: Database['dialect']) {
     async latestFor(projectIds: readonly string[]): Promise<Map<string, ProofSummary>> {
       const found = new Map<string, ProofSummary>();
       if (!projectIds.length) return found;
-      for (let i = 0; i < projectIds.length; i += 500) {
+      // SQLite's list in chunks (its limit on parameters); PostgreSQL's one array at once.
+      const chunk = dialect === 'postgres' ? Math.max(1, projectIds.length) : 500;
+      for (let i = 0; i < projectIds.length; i += chunk) {
         const rows = await db
           .selectFrom('proofs')
           .select(['id', 'project_id', 'version', 'status'])
-          .where('project_id', 'in', projectIds.slice(i, i + 500))
+          .where(amongIds('proofs.project_id', projectIds.slice(i, i + chunk), dialect))
           .where(({ eb, selectFrom }) =>
             eb('version', '=', selectFrom('proofs as later').select(sql<number>`max(later.version)`.as('v')).whereRef('later.project_id', '=', 'proofs.project_id')),
           )
