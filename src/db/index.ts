@@ -30,6 +30,7 @@ import { proofs } from './migrations/024_proofs.js';
 import { floor } from './migrations/025_floor.js';
 import { moneyDocuments } from './migrations/026_money_documents.js';
 import { reports } from './migrations/029_reports.js';
+import { reportReads } from './migrations/030_report_reads.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -172,6 +173,7 @@ const migrations = (dialect: Dialect) => ({
   '025_floor': floor(dialect),
   '026_money_documents': moneyDocuments(dialect),
   '029_reports': reports(),
+  '030_report_reads': reportReads(),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));
@@ -212,7 +214,7 @@ const STATEMENT_CACHE_SIZE = 500;
  * text and reused (preparing costs more than running a short query, and the service runs the same
  * few dozen queries over and over), and booleans are bound as 1/0 (better-sqlite3 binds none).
  */
-class PreparedStatements implements SqliteDatabase {
+export class PreparedStatements implements SqliteDatabase {
   readonly #statements = new Map<string, SQLite.Statement>();
 
   constructor(private readonly sqlite: SQLite.Database) {}
