@@ -16,8 +16,7 @@ const DAY = 86_400_000;
 
 export async function seedReportData(database: Database, o: { projects: number; pocId: string }): Promise<void> {
   await database.db.transaction().execute(async (trx) => {
-    await seedProjects({ ...database, db: trx }, { projects: o.projects, customers: 2_000, pocIds: [o.pocId], today: '2025-06-01' });
-    await trx.updateTable('projects').set({ pi_status: 'VERIFIED' }).where('pi_amount', 'is not', null).execute();
+    await seedProjects({ ...database, db: trx }, { projects: o.projects, customers: 2_000, pocIds: [o.pocId], today: '2025-06-01', piStatus: 'VERIFIED' });
     const projects = await trx.selectFrom('projects').select(['id', 'created_at', 'status', 'pi_amount']).orderBy('created_at').execute();
     const insert = async (table: 'activity_log' | 'payments', rows: object[]) => {
       for (let i = 0; i < rows.length; i += BATCH) await trx.insertInto(table).values(rows.slice(i, i + BATCH) as never).execute();
