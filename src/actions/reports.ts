@@ -4,7 +4,7 @@ import { addDays } from '../domain/due.js';
 import { csvHeader, csvLine } from '../domain/csv.js';
 import type { Actor } from '../domain/model.js';
 import { formatMinor } from '../domain/money.js';
-import { DayTable, balanceFigures, defaultRange, deliveryFigures, exactAmount, monthsBetween, rangeRefusal } from '../domain/reports.js';
+import { DayTable, agingStarts, balanceFigures, defaultRange, deliveryFigures, exactAmount, monthsBetween, rangeRefusal } from '../domain/reports.js';
 import { AppError, errors } from '../errors.js';
 
 export const REPORT_CSVS = ['byMonth', 'outstanding'] as const;
@@ -28,27 +28,36 @@ function rangeOf(deps: ReportDeps, actor: Actor, query: { from?: string; to?: st
 }
 
 /**
+ * What the reads of a report from `from` through `to` are given: its months, the zone's day table,
+ * its first and last instants (start, end: the day after `to` begins) and the months' bounds (each
+ * month's first day in the range, the range's first day for the first, then the end).
+ */
+export function shopReportArgs(config: { timeZone: string }, from: string, to: string) {
+  const months = monthsBetween(from, to);
+  const days = new DayTable(from, to, config.timeZone);
+  const iso = (day: string) => new Date(days.start(day)).toISOString();
+  const start = iso(from);
+  const end = iso(addDays(to, 1));
+  const bounds = [start, ...months.slice(1).map((m) => iso(`${m}-01`)), end];
+  return { from, to, months, days, start, end, bounds };
+}
+
+/**
  * GET /api/reports (interface.md, Reports): the shop's figures from `from` through `to`, days in
  * TIMEZONE. Six aggregate reads whatever the number of projects; the days of the instants read
  * are found in one table of the zone's day starts (domain/reports.ts).
  */
 export async function shopReport(deps: ReportDeps, actor: Actor, query: { from?: string; to?: string }) {
   const { from, to } = rangeOf(deps, actor, query);
-  const { currency, timeZone } = deps.config;
-  const months = monthsBetween(from, to);
-  const days = new DayTable(from, to, timeZone);
-  const iso = (day: string) => new Date(days.start(day)).toISOString();
-  const start = iso(from);
-  const end = iso(addDays(to, 1));
-  // Month bounds: each month's first day in the range (the range's first day for the first), then the end.
-  const bounds = [start, ...months.slice(1).map((m) => iso(`${m}-01`)), end];
+  const { currency } = deps.config;
+  const { months, days, start, end, bounds } = shopReportArgs(deps.config, from, to);
   const reports = deps.store.reports;
   const [deliveries, created, received, invoiced, balances, otherPayments] = await Promise.all([
     reports.deliveries(actor, start, end),
     reports.createdIn(actor, bounds),
     reports.receivedByMonth(from, to, currency),
     reports.invoicedByMonth(from, to, currency),
-    reports.openBalances(actor, to, end),
+    reports.openBalances(actor, to, end, currency, agingStarts(to, days)),
     reports.otherCurrencyPayments(from, to, currency),
   ]);
   const delivery = deliveryFigures(deliveries, days);
@@ -59,7 +68,8 @@ export async function shopReport(deps: ReportDeps, actor: Actor, query: { from?:
   );
   // Projects whose money is in another currency, counted apart: an open balance as of `to`, or a payment in the range.
   const others = new Map<string, Set<string>>();
-  for (const { currency: c, projectId } of [...balances.filter((b) => b.currency !== currency), ...otherPayments]) {
+  const otherBalances = balances.flatMap((b) => (b.currency !== currency && b.projectId !== null ? [{ currency: b.currency, projectId: b.projectId }] : []));
+  for (const { currency: c, projectId } of [...otherBalances, ...otherPayments]) {
     others.set(c, (others.get(c) ?? new Set()).add(projectId));
   }
   return {

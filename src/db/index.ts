@@ -31,6 +31,7 @@ import { floor } from './migrations/025_floor.js';
 import { moneyDocuments } from './migrations/026_money_documents.js';
 import { board } from './migrations/028_board.js';
 import { reports } from './migrations/029_reports.js';
+import { reportReads } from './migrations/030_report_reads.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -174,6 +175,7 @@ const migrations = (dialect: Dialect) => ({
   '026_money_documents': moneyDocuments(dialect),
   '028_board': board(),
   '029_reports': reports(),
+  '030_report_reads': reportReads(),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));
@@ -216,7 +218,7 @@ const STATEMENT_CACHE_SIZE = 500;
  * text and reused (preparing costs more than running a short query, and the service runs the same
  * few dozen queries over and over), and booleans are bound as 1/0 (better-sqlite3 binds none).
  */
-class PreparedStatements implements SqliteDatabase {
+export class PreparedStatements implements SqliteDatabase {
   readonly #statements = new Map<string, SQLite.Statement>();
 
   constructor(private readonly sqlite: SQLite.Database) {}

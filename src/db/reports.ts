@@ -13,13 +13,17 @@ import { type Scope, visibleTo } from './visibility.js';
 export const DELIVERED_ENTRY = sql<SqlBool>`${sql.ref('activity_log.action')} = 'PROJECT_DELIVERED'`;
 export const PI_VERIFIED_ENTRY = sql<SqlBool>`${sql.ref('activity_log.action')} = 'PI_VERIFIED'`;
 
-/** A verified PI's balance as of the report's last day, with what the report groups it by. */
+/**
+ * Verified PIs' balances as of the report's last day, summed by customer, currency and aging
+ * bucket; in another currency than the shop's, by project (projectId set, else null).
+ */
 export interface BalanceRow {
-  projectId: string;
+  projectId: string | null;
   customerId: string | null;
   customerName: string | null;
   currency: string;
   balance: bigint;
+  /** The group's oldest verification (an instant). */
   verifiedAt: string;
 }
 
@@ -48,26 +52,29 @@ export function reportsRepo(db: DB) {
       return rows.map((r) => ({ createdAt: r.created_at, dueDate: r.due_date, deliveredAt: new Date(r.at).toISOString() }));
     },
 
-    /** Projects created in each period: `bounds` are the periods' starting instants then the last one's end. */
+    /**
+     * Projects created in each period: `bounds` are the periods' starting instants then the last
+     * one's end. One count of a range of the created_at index a period, in one statement (a CASE
+     * over the bounds on every row cost PostgreSQL a sequential scan and SQLite a sort).
+     */
     async createdIn(scope: Scope, bounds: readonly string[]): Promise<number[]> {
       if (bounds.length < 2) return [];
-      const created = sql.ref('projects.created_at');
-      // The period's number, by the first bound the instant comes before: one read of the created_at index.
-      const period = sql<number>`case ${sql.join(
-        bounds.slice(1).map((b, i) => sql`when ${created} < ${b} then ${sql.lit(i)}`),
-        sql` `,
-      )} end`;
-      const rows = await db
-        .selectFrom('projects')
-        .select([period.as('period'), (eb) => eb.fn.countAll<number>().as('n')])
-        .where('projects.created_at', '>=', bounds[0]!)
-        .where('projects.created_at', '<', bounds[bounds.length - 1]!)
-        .where(visibleTo(scope))
-        .groupBy(sql`1`)
-        .execute();
-      const counts = new Array<number>(bounds.length - 1).fill(0);
-      for (const r of rows) counts[Number(r.period)] = Number(r.n);
-      return counts;
+      const row = await db
+        .selectNoFrom(
+          bounds.slice(1).map((end, i) =>
+            db
+              .selectFrom('projects')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .where('projects.created_at', '>=', bounds[i]!)
+              .where('projects.created_at', '<', end)
+              .where(visibleTo(scope))
+              .$asScalar()
+              .as(`p${i}`),
+          ),
+        )
+        .executeTakeFirstOrThrow();
+      const counts = row as Record<string, number | string>;
+      return bounds.slice(1).map((_, i) => Number(counts[`p${i}`]));
     },
 
     /** Payments received from `from` through `to` (dates) in the currency, summed by month ("YYYY-MM"). */
@@ -116,35 +123,66 @@ export function reportsRepo(db: DB) {
 
     /**
      * Every PI verified before `end` (an instant: the day after the report's last) on a project not
-     * cancelled, still not paid in full by `to` (payments received on or before it): its balance,
-     * customer and the instant of its latest verification, in every currency.
+     * cancelled, still not paid in full by `to` (payments received on or before it), summed by
+     * customer, currency and aging bucket (`agingStarts`: the instants the days 30, 60 and 90 days
+     * before `to` begin; a PI verified at or after the first is 0-30 days old, and so on), with the
+     * group's oldest verification. Grouped reads, no per-project subquery: the payments summed by
+     * project and the verifications' latest by project (the partial index of migration 029, walked
+     * in order), joined to the projects once. A PI in another currency than `currency` is its own
+     * group (projectId set): those are counted apart, by project.
      */
-    async openBalances(scope: Scope, to: string, end: string): Promise<BalanceRow[]> {
-      const paid = sql<string>`coalesce((select sum(p2.amount) from payments p2 where p2.project_id = projects.id and p2.received_on <= ${to}), 0)`;
-      const balance = sql<string>`projects.pi_amount - ${paid}`;
-      const verifiedAt = sql<string | null>`(select max(activity_log.created_at) from activity_log where activity_log.entity_id = projects.id and ${PI_VERIFIED_ENTRY} and activity_log.created_at < ${end})`;
+    async openBalances(scope: Scope, to: string, end: string, currency: string, agingStarts: readonly [string, string, string]): Promise<BalanceRow[]> {
+      const paid = db
+        .selectFrom('payments')
+        .select(['payments.project_id', sql<string>`sum(payments.amount)`.as('paid')])
+        .where('payments.received_on', '<=', to)
+        .groupBy('payments.project_id')
+        .as('paid');
+      const verified = db
+        .selectFrom('activity_log')
+        .select(['activity_log.entity_id', sql<string>`max(activity_log.created_at)`.as('at')])
+        .where(PI_VERIFIED_ENTRY)
+        .where('activity_log.created_at', '<', end)
+        .groupBy('activity_log.entity_id')
+        .as('v');
+      const open = db
+        .selectFrom('projects')
+        .innerJoin(verified, 'v.entity_id', 'projects.id')
+        .leftJoin(paid, 'paid.project_id', 'projects.id')
+        .select([
+          'projects.id as project_id',
+          'projects.customer_id',
+          'projects.pi_currency as currency',
+          sql<string>`projects.pi_amount - coalesce(paid.paid, 0)`.as('balance'),
+          'v.at',
+        ])
+        .where('projects.pi_status', '=', 'VERIFIED')
+        .where('projects.status', '!=', 'CANCELLED')
+        .where('projects.pi_amount', 'is not', null)
+        .where(visibleTo(scope))
+        .as('o');
+      const [t30, t60, t90] = agingStarts;
+      const bucket = sql<number>`case when o.at >= ${t30} then 0 when o.at >= ${t60} then 1 when o.at >= ${t90} then 2 else 3 end`;
+      const apart = sql<string | null>`case when o.currency = ${currency} then null else o.project_id end`;
+      // Grouped first, then the customers' names joined to the groups (a few thousand rows, not one a PI).
+      const groups = db
+        .selectFrom(open)
+        .select([
+          'o.customer_id',
+          'o.currency',
+          apart.as('project_id'),
+          bucket.as('bucket'),
+          sql<string>`sum(o.balance)`.as('balance'),
+          sql<string>`min(o.at)`.as('verified_at'),
+        ])
+        .where(sql<SqlBool>`o.balance > 0`)
+        // By position: an expression with parameters repeated is another expression to PostgreSQL.
+        .groupBy([sql`1`, sql`2`, sql`3`, sql`4`])
+        .as('g');
       const rows = await db
-        .selectFrom(
-          db
-            .selectFrom('projects')
-            .leftJoin('customers', 'customers.id', 'projects.customer_id')
-            .select([
-              'projects.id as project_id',
-              'projects.customer_id',
-              'customers.name as customer_name',
-              'projects.pi_currency as currency',
-              sql<string>`cast(${balance} as text)`.as('balance'),
-              verifiedAt.as('verified_at'),
-            ])
-            .where('projects.pi_status', '=', 'VERIFIED')
-            .where('projects.status', '!=', 'CANCELLED')
-            .where('projects.pi_amount', 'is not', null)
-            .where(visibleTo(scope))
-            .as('b'),
-        )
-        .selectAll()
-        .where('b.verified_at', 'is not', null)
-        .where(sql<SqlBool>`cast(b.balance as bigint) > 0`)
+        .selectFrom(groups)
+        .leftJoin('customers', 'customers.id', 'g.customer_id')
+        .select(['g.customer_id', 'customers.name as customer_name', 'g.currency', 'g.project_id', sql<string>`cast(g.balance as text)`.as('balance'), 'g.verified_at'])
         .execute();
       return rows.map((r) => ({
         projectId: r.project_id,
@@ -152,7 +190,7 @@ export function reportsRepo(db: DB) {
         customerName: r.customer_name,
         currency: r.currency!,
         balance: BigInt(r.balance),
-        verifiedAt: new Date(r.verified_at!).toISOString(),
+        verifiedAt: new Date(r.verified_at).toISOString(),
       }));
     },
   };

@@ -4,6 +4,7 @@ import {
   DayTable,
   addYears,
   agingBucket,
+  agingStarts,
   balanceFigures,
   dayStart,
   daysBetween,
@@ -148,4 +149,19 @@ test('balanceFigures: by customer largest first with the oldest age, and the agi
     { customerId: null, customerName: null, balance: 150, oldestDays: 89 },
   ]);
   assert.deepEqual(figures.aging, { '0-30': 100, '31-60': 50, '61-90': 150, '90+': 500 });
+});
+
+test('agingStarts: the instants the database buckets by agree with agingBucket of the age in days', () => {
+  const asOf = '2026-03-31';
+  const days = new DayTable('2025-12-01', asOf, 'Asia/Kolkata');
+  const [t30, t60, t90] = agingStarts(asOf, days);
+  assert.deepEqual([t30, t60, t90], ['2026-02-28T18:30:00.000Z', '2026-01-29T18:30:00.000Z', '2025-12-30T18:30:00.000Z']);
+  const bySql = (at: string) => (at >= t30 ? '0-30' : at >= t60 ? '31-60' : at >= t90 ? '61-90' : '90+');
+  // Each bound and the instants either side of it (a ms before, the same day's last minute in IST).
+  for (const bound of [t30, t60, t90]) {
+    for (const ms of [-60_000, -1, 0, 1, 86_399_999]) {
+      const at = new Date(Date.parse(bound) + ms).toISOString();
+      assert.equal(bySql(at), agingBucket(daysBetween(days.dayOf(at), asOf)), at);
+    }
+  }
 });

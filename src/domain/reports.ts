@@ -185,14 +185,28 @@ export interface OpenBalance {
   customerName: string | null;
   /** PI amount less the payments received by the last day; positive. */
   balance: bigint;
-  /** The instant of its verify-pi action. */
+  /** The instant of its verify-pi action (of a group's oldest). */
   verifiedAt: string;
 }
 
 /** A sum as a JSON number while it is exact, else as its digits: never rounded. */
 export const exactAmount = (n: bigint): number | string => (n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString());
 
-/** Who owes what as of `asOf` (largest first; ties by name, the customer-less last) and the balances by age. */
+/**
+ * The instants (ISO) the days 30, 60 and 90 days before `asOf` begin: a verification at or after
+ * the first is at most 30 days old on `asOf` (agingBucket's '0-30'), before it and at or after the
+ * second '31-60', and so on; the bounds the database groups balances by (db/reports.ts).
+ */
+export function agingStarts(asOf: string, days: DayTable): [string, string, string] {
+  const at = (back: number) => new Date(days.start(addDays(asOf, -back))).toISOString();
+  return [at(30), at(60), at(90)];
+}
+
+/**
+ * Who owes what as of `asOf` (largest first; ties by name, the customer-less last) and the balances
+ * by age. A balance may be one PI or a group of one customer's PIs in one bucket with the group's
+ * oldest verification (agingStarts): the sums, the oldest ages and the buckets come out the same.
+ */
 export function balanceFigures(balances: readonly OpenBalance[], asOf: string, days: DayTable) {
   const byCustomer = new Map<string | null, { customerId: string | null; customerName: string | null; balance: bigint; oldestDays: number }>();
   const aging: Record<AgingBucket, bigint> = { '0-30': 0n, '31-60': 0n, '61-90': 0n, '90+': 0n };

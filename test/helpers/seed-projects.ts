@@ -21,6 +21,8 @@ export interface SeedOptions {
   noCustomerEvery?: number;
   /** Characters of filler after each project's name (default none): bigger rows, for the tests of streaming. */
   namePadding?: number;
+  /** The PIs' status (default SUBMITTED). */
+  piStatus?: 'SUBMITTED' | 'VERIFIED';
 }
 
 const WORDS = ['Leaflets', 'Posters', 'Brochures', 'Catalogue', 'Labels', 'Cartons', 'Calendars', 'Diaries', 'Banners', 'Menus', 'Invitations', 'Stickers'];
@@ -64,7 +66,7 @@ export async function seedProjects(database: Database, o: SeedOptions): Promise<
         description: null,
         poc_id: o.pocIds[n % o.pocIds.length]!,
         status: STATUSES[n % STATUSES.length]!,
-        pi_status: pi ? 'SUBMITTED' : 'PENDING',
+        pi_status: pi ? (o.piStatus ?? 'SUBMITTED') : 'PENDING',
         approval_status: null,
         approval_note: null,
         approval_decided_by_id: null,
