@@ -16,6 +16,7 @@ import { ObjectMissingError } from '../storage/types.js';
 import { answerThroughLink } from './answer-proof.js';
 import { hashToken } from './auth.js';
 import { type PreviewAnswer, previewOfProof, proofAsDocument } from './proof-preview.js';
+import { nowMs as currentMs } from '../clock.js';
 
 /** A new link's token: 40 base62 characters from the system's CSPRNG (≈ 238 bits). */
 function newToken(): string {
@@ -46,7 +47,7 @@ export async function sendProofLink(
   const name = body.name?.trim() || null;
   if (name !== null && [...name].length > 200) throw new AppError(400, 'Name must be at most 200 characters');
   const token = newToken();
-  const now = Date.now();
+  const now = currentMs();
   const link: ProofLink = {
     id: newId(),
     proofId: proof!.id,
@@ -89,8 +90,8 @@ async function openLink(deps: Pick<Deps, 'store' | 'config'>, token: string, add
   const key = `address:${address}`;
   const max = deps.config.login.maxFailuresPerAddress;
   const windowMs = deps.config.login.windowMinutes * 60_000;
-  const nowMs = Date.now();
-  const retryAfter = (windowStartedAt: string) => Math.max(1, Math.ceil((Date.parse(windowStartedAt) + windowMs - Date.now()) / 1000));
+  const nowMs = currentMs();
+  const retryAfter = (windowStartedAt: string) => Math.max(1, Math.ceil((Date.parse(windowStartedAt) + windowMs - currentMs()) / 1000));
   const plausible = /^[0-9A-Za-z]{32,200}$/.test(token);
   const [opened, state] = await Promise.all([
     plausible ? deps.store.proofs.links.open(hashToken(token)) : undefined,

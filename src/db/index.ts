@@ -30,6 +30,7 @@ import { proofs } from './migrations/024_proofs.js';
 import { floor } from './migrations/025_floor.js';
 import { moneyDocuments } from './migrations/026_money_documents.js';
 import { reports } from './migrations/029_reports.js';
+import { commitOrder } from './migrations/031_commit_order.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -172,6 +173,7 @@ const migrations = (dialect: Dialect) => ({
   '025_floor': floor(dialect),
   '026_money_documents': moneyDocuments(dialect),
   '029_reports': reports(),
+  '031_commit_order': commitOrder(dialect),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));
