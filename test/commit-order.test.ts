@@ -44,11 +44,11 @@ before(async () => {
   const realtime = { REDIS_URL: REDIS_URL!, REDIS_CHANNEL_PREFIX: `test-${newId()}` };
   const a = await testConfig({ env: { ...ENV, ...realtime, CLOCK_OFFSET_MS: '100' }, postgresUrl: PG_URL });
   cleanups.push(a.cleanup);
-  ahead = await spawnService(a.env);
+  ahead = await spawnService(a.env, { startTimeoutMs: 90_000 });
   const database = a.config.database;
   const b = await testConfig({ env: { ...ENV, ...realtime, CLOCK_OFFSET_MS: '0' }, sharedDatabase: database });
   cleanups.push(b.cleanup);
-  behind = await spawnService(b.env);
+  behind = await spawnService(b.env, { startTimeoutMs: 90_000 });
   [onAhead, onBehind] = await Promise.all([signedIn(ahead.url), signedIn(behind.url)]);
 });
 

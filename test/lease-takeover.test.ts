@@ -60,7 +60,7 @@ test('kill -9 during a webhook delivery and an email: the other instance deliver
 
   const a = await testConfig({ env, postgresUrl: PG_URL });
   toClose.push(a.cleanup);
-  const first: ServiceProcess = await spawnService(a.env);
+  const first: ServiceProcess = await spawnService(a.env, { startTimeoutMs: 90_000 });
   toClose.push(() => first.stop());
   const admin = new Client(first.url);
   assert.equal((await admin.post('/api/auth/login', { email: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD })).status, 200);
@@ -77,7 +77,7 @@ test('kill -9 during a webhook delivery and an email: the other instance deliver
 
   const b = await testConfig({ env, sharedDatabase: a.config.database });
   toClose.push(b.cleanup);
-  const second = await spawnService(b.env);
+  const second = await spawnService(b.env, { startTimeoutMs: 90_000 });
   toClose.push(() => second.stop());
   // Longer than a lease with the first one alive: its heartbeat keeps what it holds.
   await new Promise((r) => setTimeout(r, LEASE_MS + 2_000));

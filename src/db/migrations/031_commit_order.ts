@@ -32,6 +32,9 @@ export function commitOrder(dialect: Dialect) {
       await db.schema.createIndex('webhook_deliveries_endpoint_order').on('webhook_deliveries').columns(['webhook_id', 'status', 'seq', 'id']).execute();
 
       await db.schema.alterTable('outbox').addColumn('claim_id', 'text').execute();
+      // The heartbeat's renewal finds its claims' rows through these: only rows under a claim are in them, a few.
+      await db.schema.createIndex('webhook_deliveries_claim').on('webhook_deliveries').column('claim_id').where(sql.ref('claim_id'), 'is not', null).execute();
+      await db.schema.createIndex('outbox_claim').on('outbox').column('claim_id').where(sql.ref('claim_id'), 'is not', null).execute();
 
       await db.schema.dropIndex('activity_created_at_id').execute();
       await db.schema.dropIndex('activity_entity_created_at_id').execute();
