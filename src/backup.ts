@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import type { Config } from './config.js';
+import { nowDate } from './clock.js';
 
 /** What a backup directory holds besides the database and the files. */
 interface Manifest {
@@ -53,7 +54,7 @@ export async function backup(config: Config, dir: string): Promise<Manifest> {
       files = countFiles(path.join(dir, UPLOADS));
     }
   }
-  const manifest: Manifest = { createdAt: new Date().toISOString(), database: 'sqlite', storage: config.storage.driver, files };
+  const manifest: Manifest = { createdAt: nowDate().toISOString(), database: 'sqlite', storage: config.storage.driver, files };
   fs.writeFileSync(path.join(dir, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;
 }
@@ -71,7 +72,7 @@ export async function restore(config: Config, dir: string): Promise<Manifest & {
   if (!fs.existsSync(manifestFile) || !fs.existsSync(path.join(dir, DATABASE_FILE))) throw new BackupError(`${dir} holds no backup (no ${MANIFEST} or ${DATABASE_FILE})`);
   const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Manifest;
 
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const stamp = nowDate().toISOString().replace(/[:.]/g, '-');
   const setAside: string[] = [];
   const moveAside = (file: string) => {
     if (!fs.existsSync(file)) return;

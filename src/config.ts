@@ -40,6 +40,14 @@ export interface Config {
   /** How long SIGTERM waits for requests in flight (uploads) before closing them. */
   shutdownGraceMs: number;
   /**
+   * WORK_LEASE_MS: how long a claim of webhook deliveries or emails lasts without its holder's
+   * heartbeat (renewed every third of it, src/lease-heartbeat.ts): how soon a live instance takes
+   * over the work of one that died.
+   */
+  workLeaseMs: number;
+  /** CLOCK_OFFSET_MS (tests only): moves this instance's clock (src/clock.ts), to run instances whose clocks disagree. */
+  clockOffsetMs: number;
+  /**
    * GET /api/realtime: how far back a reconnecting client (Last-Event-ID) is replayed to (older gets
    * `reset`), and how often the open streams' sessions are checked in one query (the safety net for
    * a session signal lost in an outage).
@@ -197,6 +205,8 @@ export function loadConfig(env: Env = process.env): Config {
       windowMinutes: integer(env, 'LOGIN_WINDOW_MINUTES', 15, 1, 24 * 60),
     },
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
+    workLeaseMs: integer(env, 'WORK_LEASE_MS', 10_000, 300, 600_000),
+    clockOffsetMs: integer(env, 'CLOCK_OFFSET_MS', 0, -86_400_000, 86_400_000),
     trustProxy: parseTrustProxy(text(env, 'TRUST_PROXY')),
     realtimeStreams: {
       replay: {

@@ -10,6 +10,7 @@ import type { PdfRenderer } from './pdf/index.js';
 import type { Previews } from './previews/index.js';
 import type { FileStorage } from './storage/index.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { nowDate } from './clock.js';
 
 /** Everything an action needs from the outside world; built once by startService (service.ts), for main.ts and the tests. */
 export interface Deps {
@@ -42,10 +43,10 @@ export interface Clock {
   now(): Date;
 }
 
-export const systemClock: Clock = { now: () => new Date() };
+export const systemClock: Clock = { now: () => nowDate() };
 
 /** Now, as the ISO 8601 UTC string every table stores. */
-export const nowIso = (): string => new Date().toISOString();
+export const nowIso = (): string => nowDate().toISOString();
 
 /** Today's date (YYYY-MM-DD) in the shop's time zone, by the service's clock: what due dates are compared with. */
 export const todayOf = (deps: Pick<Deps, 'config' | 'clock'>): string => todayIn(deps.config.timeZone, deps.clock.now());

@@ -1,5 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 import { v7 } from 'uuid';
+import { nowMs } from './clock.js';
 
 /** Random bytes for ids, drawn 4 KiB at a time: one call to the system's generator per 256 ids (uuid asks for each id's 16 bytes apart, 4 µs each). */
 const pool = Buffer.alloc(4096);
@@ -14,7 +15,7 @@ export function newId(): string {
     used = 0;
   }
   const random = pool.subarray(used, (used += 16));
-  const now = Date.now();
+  const now = nowMs();
   if (now > clock.msecs) {
     clock.msecs = now;
     clock.seq = random.readUInt32BE(6) & 0x7fffffff;

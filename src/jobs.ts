@@ -6,6 +6,7 @@ import type { StreamHub } from './realtime/streams.js';
 import { type ResumableStore, createResumableStore } from './storage/index.js';
 import { type ReconcileReport, isClean, reconcile, summarize } from './storage/reconcile.js';
 import { IDEMPOTENCY_TTL_MS } from './uploads/idempotency.js';
+import { nowMs } from './clock.js';
 
 /** A task the service repeats on its own while it runs. */
 export interface Job {
@@ -44,7 +45,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export function serviceJobs(deps: Deps, parts: JobParts): Job[] {
   const { config, store } = deps;
   /** Removes what has run out, at start-up (an instance back after a long stop) and every PRUNE_INTERVAL_MS. */
-  const prune = (name: string, work: (nowMs: number) => Promise<unknown>): Job => ({ name, everyMs: config.pruneIntervalMs, atStart: true, run: () => work(Date.now()) });
+  const prune = (name: string, work: (nowMs: number) => Promise<unknown>): Job => ({ name, everyMs: config.pruneIntervalMs, atStart: true, run: () => work(nowMs()) });
   return [
     ...reconciliation(deps, parts.onReconciled),
     { name: 'mail dispatch', everyMs: config.mail.pollMs, atStart: true, run: (signal) => deps.mail.round(signal) },

@@ -1,6 +1,7 @@
 import client from 'prom-client';
 import type { GroupCommitCounts } from './db/group-commit.js';
 import type { Database } from './db/index.js';
+import { nowMs } from './clock.js';
 
 /** Histogram buckets for request durations, in seconds: from a cached answer to a large upload. */
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -88,7 +89,7 @@ export class Metrics {
       async collect() {
         const { count, oldestDueAt } = await backlog();
         this.set({ measure: 'count' }, count);
-        this.set({ measure: 'oldest_seconds' }, oldestDueAt ? Math.max(0, (Date.now() - Date.parse(oldestDueAt)) / 1000) : 0);
+        this.set({ measure: 'oldest_seconds' }, oldestDueAt ? Math.max(0, (nowMs() - Date.parse(oldestDueAt)) / 1000) : 0);
       },
     });
   }
@@ -115,7 +116,7 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         const { oldestPendingAt } = await read();
-        this.set(oldestPendingAt ? Math.max(0, (Date.now() - Date.parse(oldestPendingAt)) / 1000) : 0);
+        this.set(oldestPendingAt ? Math.max(0, (nowMs() - Date.parse(oldestPendingAt)) / 1000) : 0);
       },
     });
   }

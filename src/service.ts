@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ensureAdmin } from './actions/ensure-admin.js';
 import { FirstRun } from './actions/first-run.js';
 import { buildApp } from './app.js';
+import { setClockOffset } from './clock.js';
 import type { Config } from './config.js';
 import { migrate, openDatabase } from './db/index.js';
 import { createStore } from './db/store.js';
@@ -22,6 +23,7 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** Opens the database (migrated), storage and realtime; makes sure the start-up admin exists. Every part logs through `log`. */
 export async function openDeps(config: Config, log: Log): Promise<Deps> {
+  setClockOffset(config.clockOffsetMs);
   // Upload spool files of a process that ended mid-upload (killed, crashed): nothing reads them again.
   emptyDirectory(path.join(config.dataDir, 'tmp'));
   const database = await openDatabase(config.database, log);

@@ -347,7 +347,7 @@ test('022_webhook_events and 023_webhook_fan_out: deliveries queued before them 
     assert.equal(needsDocuments(read.get(events[0]!)!.payload), false, 'sent with the documents it was written with');
     assert.equal(await ownStore.transaction((store) => store.webhookDeliveries.fanOut(100, newId)), 0, '023_webhook_fan_out: their deliveries are made already, none is made again');
     // The endpoints' oldest first: the first event, one delivery per endpoint.
-    const claimed = await ownStore.webhookDeliveries.claim('2026-03-01T10:00:01.000Z', '2026-03-01T10:05:00.000Z', 10);
+    const claimed = await ownStore.webhookDeliveries.claim('2026-03-01T10:00:01.000Z', '2026-03-01T10:05:00.000Z', 10, newId());
     assert.deepEqual(claimed.map((d) => d.id).sort(), deliveries.slice(0, 2).sort());
     assert.deepEqual(claimed.map((d) => d.eventId), [events[0], events[0]]);
   } finally {

@@ -11,6 +11,7 @@ import { endSessions, userUpdatedHere } from '../realtime/index.js';
 import { throttledCheck } from './attempts.js';
 import { countAttempt, fieldsOf, hashToken, startSession, type LoginResult } from './auth.js';
 import { passwordRefusal, textRefusal } from '../domain/limits.js';
+import { nowMs } from '../clock.js';
 
 /** Each category on (true) or switched off (false). */
 export type EmailPreferences = Record<EmailCategory, boolean>;
@@ -109,7 +110,7 @@ export async function requestPasswordReset(deps: Pick<Deps, 'store' | 'config' |
 
   // Every request counts (whether the email exists must not show), with keys of its own, as logins do.
   await countAttempt(deps, { email: `reset-email:${email.toLowerCase()}`, address: `reset-address:${address}` }, errors.tooManyResetRequests);
-  const now = Date.now();
+  const now = nowMs();
 
   const found = await deps.store.users.findByEmailWithHash(email);
   if (!found?.user.active) return;

@@ -17,6 +17,7 @@ import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { endSessions } from '../realtime/index.js';
 import { hashToken } from './auth.js';
+import { nowMs as currentMs } from '../clock.js';
 
 /** A new token's random text: `pos_` and 40 base62 characters from the system's CSPRNG. */
 export function generateToken(): string {
@@ -81,12 +82,12 @@ export async function authenticateToken(deps: Pick<Deps, 'store' | 'config' | 'c
   const max = deps.config.login.maxFailuresPerAddress;
   const windowMs = deps.config.login.windowMinutes * 60_000;
   const tokenHash = hashToken(secret);
-  const nowMs = Date.now();
+  const nowMs = currentMs();
   const [found, state] = await Promise.all([
     looksLikeToken(secret) ? deps.store.apiTokens.findByHash(tokenHash) : undefined,
     deps.store.loginFailures.state(key, { windowStart: new Date(nowMs - windowMs).toISOString(), staleBefore: nowMs }),
   ]);
-  const retryAfter = (windowStartedAt: string) => Math.max(1, Math.ceil((Date.parse(windowStartedAt) + windowMs - Date.now()) / 1000));
+  const retryAfter = (windowStartedAt: string) => Math.max(1, Math.ceil((Date.parse(windowStartedAt) + windowMs - currentMs()) / 1000));
   if (state.failures >= max) throw errors.tooManyTokenAttempts(retryAfter(state.windowStartedAt));
   if (!found) {
     const [counted] = await deps.store.loginFailures.count([key], new Date(nowMs).toISOString(), new Date(nowMs - windowMs).toISOString());

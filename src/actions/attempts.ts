@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
 import { errors } from '../errors.js';
+import { nowMs as currentMs } from '../clock.js';
 
 /** A key an attempt counts against ("email:…", "address:…"), and the failures it may have in the window. */
 export interface AttemptKey {
@@ -28,7 +29,7 @@ const POLL_MS = 200;
  * one of their places (the `login-failure pruning` job: jobs.ts). Without it every email and
  * address ever tried would keep a row.
  */
-export async function forgetEndedWindows(deps: Pick<Deps, 'store' | 'config'>, nowMs = Date.now()): Promise<void> {
+export async function forgetEndedWindows(deps: Pick<Deps, 'store' | 'config'>, nowMs = currentMs()): Promise<void> {
   const windowMs = deps.config.login.windowMinutes * 60_000;
   await deps.store.loginFailures.deleteEnded({ windowStart: new Date(nowMs - windowMs).toISOString(), staleBefore: nowMs - STALE_MS });
 }
@@ -73,7 +74,7 @@ export async function throttledCheck<T>(
   const store = deps.store.loginFailures;
   const windowMs = deps.config.login.windowMinutes * 60_000;
   const clock = () => {
-    const nowMs = Date.now();
+    const nowMs = currentMs();
     return { now: new Date(nowMs).toISOString(), nowMs, windowStart: new Date(nowMs - windowMs).toISOString(), staleBefore: nowMs - STALE_MS };
   };
   const giveBack = async (key: string, outcome: 'failure' | 'clear' | 'neither') => {
@@ -84,7 +85,7 @@ export async function throttledCheck<T>(
     }
   };
 
-  const deadline = Date.now() + MAX_WAIT_MS;
+  const deadline = currentMs() + MAX_WAIT_MS;
   for (;;) {
     const at = clock();
     const held: string[] = [];
@@ -102,11 +103,11 @@ export async function throttledCheck<T>(
     const state = await store.state(blocked.key, at);
     if (state.failures >= blocked.max) {
       wakeNext(blocked.key); // the next in line learns it too, without waiting for its poll
-      throw refuse(Math.max(1, Math.ceil((Date.parse(state.windowStartedAt) + windowMs - Date.now()) / 1000)));
+      throw refuse(Math.max(1, Math.ceil((Date.parse(state.windowStartedAt) + windowMs - currentMs()) / 1000)));
     }
-    if (Date.now() >= deadline) throw errors.passwordWorkBusy();
+    if (currentMs() >= deadline) throw errors.passwordWorkBusy();
     // A place came free meanwhile: try again at once; else wait for one.
-    if (state.failures + state.pending >= blocked.max) await waitForPlace(blocked.key, Math.min(POLL_MS, deadline - Date.now()));
+    if (state.failures + state.pending >= blocked.max) await waitForPlace(blocked.key, Math.min(POLL_MS, deadline - currentMs()));
   }
 
   let outcome: Outcome<T>;

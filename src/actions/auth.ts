@@ -7,6 +7,7 @@ import type { SessionCache } from '../http/session-cache.js';
 import { timingDecoyHash, verifyPassword } from '../passwords.js';
 import { endSessions } from '../realtime/index.js';
 import { throttledCheck } from './attempts.js';
+import { nowMs } from '../clock.js';
 
 /** Only this hash of a session token is ever stored. */
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('base64url');
@@ -36,7 +37,7 @@ export async function countAttempt(
 ): Promise<void> {
   const { maxFailuresPerEmail, maxFailuresPerAddress, windowMinutes } = deps.config.login;
   const windowMs = windowMinutes * 60_000;
-  const now = Date.now();
+  const now = nowMs();
   const counted = await deps.store.loginFailures.count([keys.email, keys.address], new Date(now).toISOString(), new Date(now - windowMs).toISOString());
   const blocked = counted.filter((c) => c.failures > (c.key === keys.email ? maxFailuresPerEmail : maxFailuresPerAddress));
   if (!blocked.length) return;
@@ -81,7 +82,7 @@ export async function login(deps: Pick<Deps, 'store' | 'config'>, body: unknown,
 /** A new session for the user: a random token for the cookie, only its hash stored. */
 export async function startSession(deps: Pick<Deps, 'store' | 'config'>, user: User): Promise<LoginResult> {
   const token = randomBytes(32).toString('base64url');
-  const expiresAt = new Date(Date.now() + deps.config.sessionTtlHours * HOUR).toISOString();
+  const expiresAt = new Date(nowMs() + deps.config.sessionTtlHours * HOUR).toISOString();
   await deps.store.sessions.create(hashToken(token), user.id, nowIso(), expiresAt);
   return { user, token, expiresAt };
 }
@@ -96,7 +97,7 @@ export interface ActiveSession {
 /** The live session behind a token, or null. Sliding: renewed at most once an hour. `cache`: a burst's reads spared (http/session-cache.ts). */
 export async function resolveSession(deps: Pick<Deps, 'store' | 'config'>, token: string, cache?: SessionCache | null): Promise<ActiveSession | null> {
   const tokenHash = hashToken(token);
-  const now = Date.now();
+  const now = nowMs();
   let found = cache?.get(tokenHash);
   if (!found) {
     const epoch = cache ? cache.epoch() : null;

@@ -6,6 +6,7 @@ import { essence } from '../domain/content-types.js';
 import type { Actor } from '../domain/model.js';
 import { ObjectMissingError } from '../storage/types.js';
 import { getProject } from './projects.js';
+import { nowDate } from '../clock.js';
 
 /** What one document is in the manifest. */
 interface ManifestEntry {
@@ -84,7 +85,7 @@ export async function projectArchive(deps: Pick<Deps, 'store' | 'storage' | 'log
       }
       manifest.push(entry);
     }
-    const exported = { project: { id: project.id, name: project.name }, createdAt: new Date().toISOString(), documents: manifest };
+    const exported = { project: { id: project.id, name: project.name }, createdAt: nowDate().toISOString(), documents: manifest };
     zip.append(`${JSON.stringify(exported, null, 2)}\n`, { name: 'manifest.json' });
     const sums = manifest.filter((m) => m.path && m.sha256).map((m) => `${m.sha256}  ${m.path}\n`);
     zip.append(sums.join(''), { name: 'SHA256SUMS' });

@@ -17,6 +17,7 @@ import { answerThroughLink } from './answer-proof.js';
 import { hashToken } from './auth.js';
 import { throttleState } from '../db/login-failures.js';
 import { type PreviewAnswer, previewOfProof, proofAsDocument } from './proof-preview.js';
+import { nowMs as currentMs } from '../clock.js';
 
 /** A new link's token: 40 base62 characters from the system's CSPRNG (≈ 238 bits). */
 function newToken(): string {
@@ -47,7 +48,7 @@ export async function sendProofLink(
   const name = body.name?.trim() || null;
   if (name !== null && [...name].length > 200) throw new AppError(400, 'Name must be at most 200 characters');
   const token = newToken();
-  const now = Date.now();
+  const now = currentMs();
   const link: ProofLink = {
     id: newId(),
     proofId: proof!.id,
@@ -90,8 +91,8 @@ async function openLink(deps: Pick<Deps, 'store' | 'config'>, token: string, add
   const key = `address:${address}`;
   const max = deps.config.login.maxFailuresPerAddress;
   const windowMs = deps.config.login.windowMinutes * 60_000;
-  const nowMs = Date.now();
-  const retryAfter = (windowStartedAt: string) => Math.max(1, Math.ceil((Date.parse(windowStartedAt) + windowMs - Date.now()) / 1000));
+  const nowMs = currentMs();
+  const retryAfter = (windowStartedAt: string) => Math.max(1, Math.ceil((Date.parse(windowStartedAt) + windowMs - currentMs()) / 1000));
   const plausible = /^[0-9A-Za-z]{32,200}$/.test(token);
   const at = { windowStart: new Date(nowMs - windowMs).toISOString(), staleBefore: nowMs };
   // One read for an open link: the link, its proof, the project's facts and the throttle's row together.

@@ -34,6 +34,7 @@ export async function recordProjectActivity(
   extra: { internal?: boolean; concerned?: Concerned } = {},
 ): Promise<number> {
   const position = await store.activity.insert({ id: newId(), userId: actor.id, action, entityType: 'project', entityId: projectId, details, createdAt: now, internal: extra.internal ?? false });
-  await queueWebhookEvent(store, { actorId: actor.id, projectId, action, details, at: now, concerned: extra.concerned });
+  // In the entry's transaction, under the event log's lock: the event commits at its position (db/webhook-deliveries.ts, fanOut).
+  await queueWebhookEvent(store, { actorId: actor.id, projectId, action, details, at: now, concerned: extra.concerned, seq: position });
   return position;
 }

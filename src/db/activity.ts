@@ -4,7 +4,7 @@ import type { ActivityEntryWithNames, NewActivityEntry } from '../domain/model.j
 import type { ProjectScope } from '../domain/visibility.js';
 import type { Database, DB } from './index.js';
 import { reusable } from './reusable.js';
-import { type Page, decodeCursor, olderThan, page, toActivityWithNames } from './rows.js';
+import { type Page, decodeSeqCursor, encodeSeqCursor, toActivityWithNames } from './rows.js';
 import { PROJECT_SCOPE_COLUMNS, type Scope, internalEntriesShownTo, toProjectScope, visibleEntries, visibleTo } from './visibility.js';
 
 /** The project changes after `seq` in log order, each with what the visibility rule reads of its project now (a LEFT JOIN: null when the project is gone). */
@@ -119,9 +119,13 @@ export function activityRepo(db: DB, dialect: Database['dialect'], { locked = fa
       return row?.created_at;
     },
     changesAfter,
-    /** Newest first, each with the acting user's name (a LEFT JOIN on users: the name only); only the entries the scope may see. */
+    /**
+     * Newest first in the event log's order (`seq`: commit order, the same on every instance, where
+     * `created_at` is each instance's clock before its commit), each with the acting user's name (a
+     * LEFT JOIN on users: the name only); only the entries the scope may see.
+     */
     async list(scope: Scope, f: ActivityFilter): Promise<Page<ActivityEntryWithNames>> {
-      const cursor = decodeCursor(f.cursor);
+      const cursor = decodeSeqCursor(f.cursor);
       const rows = await db
         .selectFrom('activity_log')
         .leftJoin('users as actor', 'actor.id', 'activity_log.user_id')
@@ -133,12 +137,15 @@ export function activityRepo(db: DB, dialect: Database['dialect'], { locked = fa
         .$if(f.action !== undefined && f.action !== null, (q) => q.where('activity_log.action', '=', f.action!))
         .$if(f.action === null, (q) => q.where(sql<boolean>`1 = 0`))
         .$if(f.userId !== undefined, (q) => q.where('activity_log.user_id', '=', f.userId!))
-        .$if(cursor !== undefined, (q) => q.where(olderThan('activity_log', cursor!)))
-        .orderBy('activity_log.created_at', 'desc')
-        .orderBy('activity_log.id', 'desc')
+        .$if(cursor !== undefined && 'seq' in cursor, (q) => q.where('activity_log.seq', '<', (cursor as { seq: number }).seq))
+        .$if(cursor !== undefined && 'id' in cursor, (q) =>
+          q.where('activity_log.seq', '<', (eb) => eb.selectFrom('activity_log as at').select('at.seq').where('at.id', '=', (cursor as { id: string }).id)),
+        )
+        .orderBy('activity_log.seq', 'desc')
         .limit(f.limit + 1)
         .execute();
-      return page(rows.map(toActivityWithNames), f.limit);
+      const last = rows.length > f.limit ? rows[f.limit - 1] : undefined;
+      return { items: rows.slice(0, f.limit).map(toActivityWithNames), nextCursor: last ? encodeSeqCursor(Number(last.seq)) : null };
     },
   };
 }

@@ -32,6 +32,7 @@ import { moneyDocuments } from './migrations/026_money_documents.js';
 import { board } from './migrations/028_board.js';
 import { reports } from './migrations/029_reports.js';
 import { reportReads } from './migrations/030_report_reads.js';
+import { commitOrder } from './migrations/031_commit_order.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -176,6 +177,7 @@ const migrations = (dialect: Dialect) => ({
   '028_board': board(),
   '029_reports': reports(),
   '030_report_reads': reportReads(),
+  '031_commit_order': commitOrder(dialect),
 });
 
 export const migrationNames = Object.keys(migrations('sqlite'));

@@ -151,14 +151,15 @@ export function outboxRepo(db: DB, dialect: Database['dialect']) {
     },
 
     /**
-     * Claims up to `limit` due emails until `leaseUntil` (a dispatcher that dies lets them go when the
-     * lease ends) and counts the attempt. PostgreSQL: FOR UPDATE SKIP LOCKED, so instances claiming
-     * at once take different rows; SQLite: one statement under its single writer.
+     * Claims up to `limit` due emails as `claimId` until `leaseUntil` (its holder renews the lease by
+     * `claimId` while it works: renew; a dispatcher that dies lets them go when the lease ends) and
+     * counts the attempt. PostgreSQL: FOR UPDATE SKIP LOCKED, so instances claiming at once take
+     * different rows; SQLite: one statement under its single writer.
      */
-    async claim(now: string, leaseUntil: string, limit: number): Promise<ClaimedMail[]> {
+    async claim(now: string, leaseUntil: string, limit: number, claimId: string): Promise<ClaimedMail[]> {
       const rows = await db
         .updateTable('outbox')
-        .set((eb) => ({ locked_until: leaseUntil, attempts: eb('attempts', '+', 1) }))
+        .set((eb) => ({ locked_until: leaseUntil, claim_id: claimId, attempts: eb('attempts', '+', 1) }))
         .where('id', 'in', (eb) =>
           eb
             .selectFrom('outbox')
@@ -177,12 +178,18 @@ export function outboxRepo(db: DB, dialect: Database['dialect']) {
 
     /** Ends a claimed email: sent, dropped (nobody to send it to any more) or failed (given up). */
     async finish(id: string, status: 'sent' | 'dropped' | 'failed', now: string, error: string | null = null): Promise<void> {
-      await db.updateTable('outbox').set({ status, sent_at: status === 'sent' ? now : null, locked_until: null, last_error: error }).where('id', '=', id).execute();
+      await db.updateTable('outbox').set({ status, sent_at: status === 'sent' ? now : null, locked_until: null, claim_id: null, last_error: error }).where('id', '=', id).execute();
+    },
+
+    /** The heartbeat of the claims still at work: their rows' leases last until `leaseUntil`. */
+    async renew(claimIds: readonly string[], leaseUntil: string): Promise<void> {
+      if (!claimIds.length) return;
+      await db.updateTable('outbox').set({ locked_until: leaseUntil }).where('claim_id', 'in', [...claimIds]).where('status', '=', 'pending').execute();
     },
 
     /** A failed attempt: released, due again at `dueAt`. */
     async retryAt(id: string, dueAt: string, error: string): Promise<void> {
-      await db.updateTable('outbox').set({ due_at: dueAt, locked_until: null, last_error: error }).where('id', '=', id).execute();
+      await db.updateTable('outbox').set({ due_at: dueAt, locked_until: null, claim_id: null, last_error: error }).where('id', '=', id).execute();
     },
 
     /**

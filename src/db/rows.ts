@@ -234,6 +234,26 @@ export const olderThan = (table: 'projects' | 'activity_log' | 'users', c: Curso
   sql<boolean>`(${sql.ref(`${table}.created_at`)} < ${c.createdAt} or (${sql.ref(`${table}.created_at`)} = ${c.createdAt} and ${sql.ref(`${table}.id`)} < ${c.id}))`;
 
 /**
+ * Keyset pagination of the activity log (db/activity.ts), newest first by the event log's position
+ * (`seq`: commit order, the same on every instance). A cursor of the older form (created_at and id,
+ * before migration 031) still names its entry, whose position is looked up.
+ */
+export type SeqCursor = { seq: number } | { id: string };
+
+const SEQ_PREFIX = 'seq';
+
+export const encodeSeqCursor = (seq: number): string => Buffer.from(`${SEQ_PREFIX}|${seq}`).toString('base64url');
+
+export function decodeSeqCursor(cursor: string | undefined): SeqCursor | undefined {
+  if (!cursor) return undefined;
+  const decoded = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
+  const [prefix, seq, ...rest] = decoded.split('|');
+  if (prefix !== SEQ_PREFIX) return { id: decodeCursor(cursor)!.id };
+  if (seq === undefined || rest.length || !/^[1-9]\d{0,15}$/.test(seq) || !Number.isSafeInteger(Number(seq))) throw errors.invalidCursor();
+  return { seq: Number(seq) };
+}
+
+/**
  * Keyset pagination of `sort=due` (db/projects.ts): over (due_date, id), the projects without a due
  * date after all the others (dueDate null). Told apart from the newest-first cursor, so neither is
  * taken for the other.

@@ -244,6 +244,8 @@ export interface OutboxTable {
   due_at: string;
   /** A dispatcher's claim: others leave the row alone until then. */
   locked_until: string | null;
+  /** The claim holding the row (migration 031): its holder renews locked_until by it while it works. */
+  claim_id: ColumnType<string | null, string | null | undefined, string | null>;
   sent_at: string | null;
   last_error: string | null;
 }
@@ -354,6 +356,8 @@ export interface WebhookEventsTable {
   created_at: string;
   /** JSON list of the endpoints the event goes to, until the dispatcher made their deliveries (migration 023); then null. */
   endpoint_ids: string | null;
+  /** Its change's position in the event log (activity_log.seq; migration 031): the events' order. 0: written before, or a test event. */
+  seq: ColumnType<number, number | undefined, never>;
 }
 
 /** One event to deliver to one endpoint (migrations 020, 022): the durable outbox of webhooks/outbox.ts. */
@@ -369,6 +373,10 @@ export interface WebhookDeliveriesTable {
   next_attempt_at: string;
   /** A dispatcher's claim: others leave the row (and its endpoint's later rows) alone until then. */
   locked_until: string | null;
+  /** The claim holding the row (migration 031): its holder renews locked_until by it, and records its attempt under it. */
+  claim_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Its event's position in the event log (migration 031): each endpoint's queue is in (seq, id) order. */
+  seq: ColumnType<number, number | undefined, never>;
   last_status_code: number | null;
   last_error: string | null;
   response_excerpt: string | null;

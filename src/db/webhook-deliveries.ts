@@ -6,8 +6,8 @@ import type { WebhookDeliveriesTable } from './schema.js';
 
 /** What every change with a listening endpoint writes in its transaction, compiled once (reusable.ts). */
 const hot = {
-  event: reusable((db, id: string, type: string, payload: string, createdAt: string, endpointIds: string | null) =>
-    db.insertInto('webhook_events').values({ id, event_type: type, payload, created_at: createdAt, endpoint_ids: endpointIds }),
+  event: reusable((db, id: string, type: string, payload: string, createdAt: string, endpointIds: string | null, seq: number) =>
+    db.insertInto('webhook_events').values({ id, event_type: type, payload, created_at: createdAt, endpoint_ids: endpointIds, seq }),
   ),
 };
 
@@ -25,6 +25,7 @@ const toDelivery = (r: Selectable<WebhookDeliveriesTable>): WebhookDelivery => (
   attempts: Number(r.attempts),
   nextAttemptAt: r.next_attempt_at,
   lockedUntil: r.locked_until,
+  claimId: r.claim_id,
   lastStatusCode: r.last_status_code === null ? null : Number(r.last_status_code),
   lastError: r.last_error,
   responseExcerpt: r.response_excerpt,
@@ -55,7 +56,7 @@ const FAN_OUT_LOCK = 0x5745_4248; // "WEBH"
  */
 export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
   /** Pending deliveries, due at once, a few hundred rows to a statement. */
-  const insertDeliveries = async (rows: { id: string; webhookId: string; event: { id: string; type: string; createdAt: string } }[]) => {
+  const insertDeliveries = async (rows: { id: string; webhookId: string; event: { id: string; type: string; createdAt: string; seq: number } }[]) => {
     for (let at = 0; at < rows.length; at += DELIVERIES_PER_INSERT) {
       await db
         .insertInto('webhook_deliveries')
@@ -69,23 +70,34 @@ export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
             attempts: 0,
             next_attempt_at: event.createdAt,
             created_at: event.createdAt,
+            seq: event.seq,
           })),
         )
         .execute();
     }
   };
   return {
-    /** A change's event, for these endpoints (at least one: an event nobody is sent is not kept); fanOut makes their deliveries. */
-    async queueEvent(event: WebhookEvent, endpointIds: readonly string[]): Promise<void> {
+    /**
+     * A change's event, for these endpoints (at least one: an event nobody is sent is not kept); fanOut
+     * makes their deliveries. `seq`: the change's position in the event log, written in the same
+     * transaction (under the log's lock): the events' order.
+     */
+    async queueEvent(event: WebhookEvent, endpointIds: readonly string[], seq: number): Promise<void> {
       if (!endpointIds.length) return;
-      await db.executeQuery(hot.event(db, dialect, event.id, event.type, JSON.stringify(event.payload), event.createdAt, JSON.stringify(endpointIds)));
+      await db.executeQuery(hot.event(db, dialect, event.id, event.type, JSON.stringify(event.payload), event.createdAt, JSON.stringify(endpointIds), seq));
     },
 
-    /** An event and its deliveries at once (a test event: its delivery's id is answered). */
+    /**
+     * An event and its deliveries at once (a test event: its delivery's id is answered). It has no
+     * change of its own: it takes the log's newest committed position, so its endpoint gets it after
+     * the changes already committed.
+     */
     async queue(event: WebhookEvent, deliveries: NewDelivery[]): Promise<void> {
       if (!deliveries.length) return;
-      await db.executeQuery(hot.event(db, dialect, event.id, event.type, JSON.stringify(event.payload), event.createdAt, null));
-      await insertDeliveries(deliveries.map((r) => ({ ...r, event })));
+      const latest = await db.selectFrom('activity_log').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+      const seq = Number(latest?.seq ?? 0);
+      await db.executeQuery(hot.event(db, dialect, event.id, event.type, JSON.stringify(event.payload), event.createdAt, null, seq));
+      await insertDeliveries(deliveries.map((r) => ({ ...r, event: { ...event, seq } })));
     },
 
     /** Whether an event waits for its deliveries to be made (fanOut): one row of a partial index, no lock. */
@@ -94,19 +106,21 @@ export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
     },
 
     /**
-     * Makes the deliveries of up to `limit` events still to fan out, oldest first, and marks them
-     * done; the number of events. Run it in a transaction. A delivery's id (`newId`, time-ordered)
-     * is its place in its endpoint's queue, so events are fanned out one batch at a time, in order:
-     * on PostgreSQL under an advisory lock the instances share (events commit in their ids' order:
-     * each is written after its change's entry in the event log, under that log's lock). An endpoint
-     * deleted since is skipped; one switched off gets its delivery, pending until it is back on.
+     * Makes the deliveries of up to `limit` events still to fan out, in the event log's order (seq),
+     * and marks them done; the number of events. Run it in a transaction. A delivery carries its
+     * event's position (seq): its place in its endpoint's queue. Events are fanned out one batch at a
+     * time, on PostgreSQL under an advisory lock the instances share; each event is written in its
+     * change's transaction, under the event log's lock, so events commit in their positions' order and
+     * a read that sees one sees every one before it. An endpoint deleted since is skipped; one switched
+     * off gets its delivery, pending until it is back on.
      */
     async fanOut(limit: number, newId: () => string): Promise<number> {
       if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${FAN_OUT_LOCK})`.execute(db);
       const events = await db
         .selectFrom('webhook_events')
-        .select(['id', 'event_type', 'created_at', 'endpoint_ids'])
+        .select(['id', 'event_type', 'created_at', 'endpoint_ids', 'seq'])
         .where('endpoint_ids', 'is not', null)
+        .orderBy('seq')
         .orderBy('id')
         .limit(limit)
         .execute();
@@ -116,9 +130,8 @@ export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
       const existing = new Set(
         (await db.selectFrom('webhooks').select('id').where('id', 'in', [...new Set(wanted.flat())]).$if(dialect === 'postgres', (q) => q.forKeyShare()).execute()).map((w) => w.id),
       );
-      // In event order, so the ids (newId, time-ordered) keep each endpoint's queue in that order.
       const rows = events.flatMap((e, i) =>
-        wanted[i]!.filter((webhookId) => existing.has(webhookId)).map((webhookId) => ({ id: newId(), webhookId, event: { id: e.id, type: e.event_type, createdAt: e.created_at } })),
+        wanted[i]!.filter((webhookId) => existing.has(webhookId)).map((webhookId) => ({ id: newId(), webhookId, event: { id: e.id, type: e.event_type, createdAt: e.created_at, seq: Number(e.seq) } })),
       );
       await insertDeliveries(rows);
       await db.updateTable('webhook_events').set({ endpoint_ids: null }).where('id', 'in', events.map((e) => e.id)).execute();
@@ -135,23 +148,31 @@ export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
     },
 
     /**
-     * Claims up to `limit` deliveries until `leaseUntil` and counts the attempt: of each active
-     * endpoint only its oldest pending delivery (a later one waits while an earlier one is pending,
-     * in flight or waiting for its retry), and only once due and not leased. The oldest pending one is
-     * found per endpoint (`webhook_deliveries_endpoint_order`), so a claim reads a row or two per
-     * endpoint however long the backlog. PostgreSQL: SKIP LOCKED, so instances claiming at once take
-     * different rows; SQLite: one statement under its single writer.
+     * Claims up to `limit` deliveries as `claimId` until `leaseUntil` and counts the attempt: of each
+     * active endpoint only its first pending delivery in the event log's order (seq, then id: a later
+     * one waits while an earlier one is pending, in flight or waiting for its retry), and only once due
+     * and not leased. The first pending one is found per endpoint (`webhook_deliveries_endpoint_order`),
+     * so a claim reads a row or two per endpoint however long the backlog. PostgreSQL: SKIP LOCKED, so
+     * instances claiming at once take different rows; SQLite: one statement under its single writer.
+     * The claim's holder renews the lease by `claimId` while it works (renew).
      */
-    async claim(now: string, leaseUntil: string, limit: number): Promise<WebhookDelivery[]> {
+    async claim(now: string, leaseUntil: string, limit: number, claimId: string): Promise<WebhookDelivery[]> {
       const rows = await db
         .updateTable('webhook_deliveries')
-        .set((eb) => ({ locked_until: leaseUntil, attempts: eb('attempts', '+', 1) }))
+        .set((eb) => ({ locked_until: leaseUntil, claim_id: claimId, attempts: eb('attempts', '+', 1) }))
         .where('id', 'in', (eb) =>
           eb
             .selectFrom('webhooks as w')
             .innerJoin('webhook_deliveries as d', (join) =>
               join.on('d.id', '=', (j) =>
-                j.selectFrom('webhook_deliveries as e').select((m) => m.fn.min('e.id').as('first')).whereRef('e.webhook_id', '=', 'w.id').where('e.status', '=', 'pending'),
+                j
+                  .selectFrom('webhook_deliveries as e')
+                  .select('e.id')
+                  .whereRef('e.webhook_id', '=', 'w.id')
+                  .where('e.status', '=', 'pending')
+                  .orderBy('e.seq')
+                  .orderBy('e.id')
+                  .limit(1),
               ),
             )
             .select('d.id')
@@ -171,29 +192,35 @@ export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
       return rows.map(toDelivery);
     },
 
-    /** The attempt under `lease` succeeded (nothing is written when the claim was lost meanwhile: lapsed, or a manual retry). */
-    async delivered(id: string, lease: string, now: string, outcome: AttemptOutcome): Promise<void> {
+    /** The attempt under `claimId` succeeded (nothing is written when the claim was lost meanwhile: lapsed and taken, or a manual retry). */
+    async delivered(id: string, claimId: string, now: string, outcome: AttemptOutcome): Promise<void> {
       await db
         .updateTable('webhook_deliveries')
-        .set({ status: 'delivered', delivered_at: now, locked_until: null, last_status_code: outcome.statusCode, last_error: null, response_excerpt: outcome.excerpt })
+        .set({ status: 'delivered', delivered_at: now, locked_until: null, claim_id: null, last_status_code: outcome.statusCode, last_error: null, response_excerpt: outcome.excerpt })
         .where('id', '=', id)
-        .where('locked_until', '=', lease)
+        .where('claim_id', '=', claimId)
         .execute();
     },
 
-    /** A failed attempt under `lease`: released, due again at `nextAttemptAt`. */
-    async retryAt(id: string, lease: string, nextAttemptAt: string, outcome: AttemptOutcome): Promise<void> {
+    /** A failed attempt under `claimId`: released, due again at `nextAttemptAt`. */
+    async retryAt(id: string, claimId: string, nextAttemptAt: string, outcome: AttemptOutcome): Promise<void> {
       await db
         .updateTable('webhook_deliveries')
-        .set({ next_attempt_at: nextAttemptAt, locked_until: null, last_status_code: outcome.statusCode, last_error: outcome.error, response_excerpt: outcome.excerpt })
+        .set({ next_attempt_at: nextAttemptAt, locked_until: null, claim_id: null, last_status_code: outcome.statusCode, last_error: outcome.error, response_excerpt: outcome.excerpt })
         .where('id', '=', id)
-        .where('locked_until', '=', lease)
+        .where('claim_id', '=', claimId)
         .execute();
+    },
+
+    /** The heartbeat of the claims still at work: their leases last until `leaseUntil` (a claim lost meanwhile is not renewed). */
+    async renew(claimIds: readonly string[], leaseUntil: string): Promise<void> {
+      if (!claimIds.length) return;
+      await db.updateTable('webhook_deliveries').set({ locked_until: leaseUntil }).where('claim_id', 'in', [...claimIds]).where('status', '=', 'pending').execute();
     },
 
     /** The endpoint was switched off for failing: what it still had to receive is given up. */
     async failPending(webhookId: string, error: string): Promise<void> {
-      await db.updateTable('webhook_deliveries').set({ status: 'failed', locked_until: null, last_error: error }).where('webhook_id', '=', webhookId).where('status', '=', 'pending').execute();
+      await db.updateTable('webhook_deliveries').set({ status: 'failed', locked_until: null, claim_id: null, last_error: error }).where('webhook_id', '=', webhookId).where('status', '=', 'pending').execute();
     },
 
     /** An endpoint's deliveries, newest first; `before` is the id the previous page ended with. */
@@ -218,7 +245,7 @@ export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
     async retryNow(webhookId: string, id: string, now: string): Promise<WebhookDelivery | undefined> {
       const row = await db
         .updateTable('webhook_deliveries')
-        .set({ status: 'pending', next_attempt_at: now, delivered_at: null, locked_until: null })
+        .set({ status: 'pending', next_attempt_at: now, delivered_at: null, locked_until: null, claim_id: null })
         .where('webhook_id', '=', webhookId)
         .where('id', '=', id)
         .returningAll()

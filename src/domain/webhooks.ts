@@ -205,6 +205,8 @@ export interface WebhookDelivery {
   nextAttemptAt: string;
   /** The claim this row is under (a dispatcher's lease), if any. */
   lockedUntil: string | null;
+  /** The claim holding it (renewed by its holder's heartbeat); the attempt records its outcome under it. */
+  claimId: string | null;
   lastStatusCode: number | null;
   lastError: string | null;
   responseExcerpt: string | null;

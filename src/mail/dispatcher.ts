@@ -10,14 +10,16 @@ import { dueDigestDayOf } from './outbox.js';
 import { emailRuleOf } from './rules.js';
 import { type MailEvent, dueDigestEmail, projectEmail, webhookDeactivatedEmail } from './templates.js';
 import type { MailTransport, OutgoingMail, SentMail } from './types.js';
+import { nowDate, nowMs } from '../clock.js';
+import { newId } from '../ids.js';
+import { LeaseHeartbeat } from '../lease-heartbeat.js';
 
 /** The outbox event of an email telling the admins a webhook was switched off. */
 export const WEBHOOK_DEACTIVATED = 'WEBHOOK_DEACTIVATED';
 
-/** Rows claimed per round; each is sent within SEND_TIMEOUT_MS, so a round ends well inside the lease. */
+/** Rows claimed per round, sent one after the other, each within SEND_TIMEOUT_MS; the heartbeat keeps their lease meanwhile. */
 const CLAIM_LIMIT = 10;
 const SEND_TIMEOUT_MS = 60_000;
-const LEASE_MS = 15 * 60_000;
 /** How often a standing backlog is logged again. */
 const BACKLOG_LOG_EVERY_MS = 5 * 60_000;
 /** The most projects one due-date digest lists (the projects page has the rest). */
@@ -47,21 +49,26 @@ export const backoffMs = (attempts: number, retry: Config['mail']['retry'], rand
  * due rows (db/mail.ts claim: SKIP LOCKED on PostgreSQL, so several instances never take the same
  * row), composes each email from what the database says now (the recipient still active, still
  * allowed to see the project and still wanting the category), sends it, and marks it sent, or due again after a backoff. A restart
- * loses nothing: unsent rows wait in the database, and a claim left by a dead instance lapses with its lease.
+ * loses nothing: unsent rows wait in the database, and a claim left by a dead instance lapses with its
+ * lease within seconds (WORK_LEASE_MS; the live holder's heartbeat renews it: lease-heartbeat.ts).
  */
 export class MailDispatcher {
   #lastBacklogLog = 0;
 
+  readonly #leases: LeaseHeartbeat;
+
   constructor(
     private readonly store: Store,
-    private readonly config: Pick<Config, 'mail' | 'publicUrl' | 'timeZone'>,
+    private readonly config: Pick<Config, 'mail' | 'publicUrl' | 'timeZone' | 'workLeaseMs'>,
     readonly transport: MailTransport,
     private readonly log: Log,
-  ) {}
+  ) {
+    this.#leases = new LeaseHeartbeat((claims, until) => store.outbox.renew(claims, until), config.workLeaseMs, log);
+  }
 
   /** Emails due and not yet sent (retries included): how many, and since when the oldest is due (for /metrics and logs). */
   backlog(): Promise<{ count: number; oldestDueAt: string | null }> {
-    return this.store.outbox.backlog(new Date().toISOString(), this.config.mail.batchSeconds);
+    return this.store.outbox.backlog(nowDate().toISOString(), this.config.mail.batchSeconds);
   }
 
   /**
@@ -71,9 +78,20 @@ export class MailDispatcher {
   async runOnce(signal?: AbortSignal): Promise<number> {
     let handled = 0;
     for (;;) {
-      const now = Date.now();
-      const claimed = await this.store.outbox.claim(new Date(now).toISOString(), new Date(now + LEASE_MS).toISOString(), CLAIM_LIMIT);
-      for (const row of claimed) await this.#deliver(row);
+      const claimId = newId();
+      const claimed = await this.store.outbox.claim(nowDate().toISOString(), this.#leases.leaseUntil(), CLAIM_LIMIT, claimId);
+      this.#leases.hold(claimId, claimed.length);
+      let left = claimed.length;
+      try {
+        for (const row of claimed) {
+          await this.#deliver(row);
+          left--;
+          this.#leases.release(claimId);
+        }
+      } finally {
+        // Rows not reached (the database failed above): no longer renewed, their lease lapses.
+        for (; left > 0; left--) this.#leases.release(claimId);
+      }
       handled += claimed.length;
       if (claimed.length < CLAIM_LIMIT || signal?.aborted) return handled;
     }
@@ -91,16 +109,16 @@ export class MailDispatcher {
   }
 
   async #watchBacklog(): Promise<void> {
-    if (Date.now() - this.#lastBacklogLog < BACKLOG_LOG_EVERY_MS) return;
+    if (nowMs() - this.#lastBacklogLog < BACKLOG_LOG_EVERY_MS) return;
     const { count, oldestDueAt } = await this.backlog();
-    if (oldestDueAt && Date.now() - Date.parse(oldestDueAt) > this.config.mail.backlogWarnSeconds * 1000) {
-      this.#lastBacklogLog = Date.now();
+    if (oldestDueAt && nowMs() - Date.parse(oldestDueAt) > this.config.mail.backlogWarnSeconds * 1000) {
+      this.#lastBacklogLog = nowMs();
       this.log.warn({ count, oldestDueAt }, `mail backlog: ${count} email(s) waiting, the oldest due since ${oldestDueAt}`);
     }
   }
 
   async #deliver(row: ClaimedMail): Promise<void> {
-    const now = () => new Date().toISOString();
+    const now = () => nowDate().toISOString();
     const mail = await this.#compose(row);
     if (!mail) {
       await this.store.outbox.finish(row.id, 'dropped', now());
@@ -118,7 +136,7 @@ export class MailDispatcher {
         this.log.error({ outboxId: row.id, to: mail.to.address, attempts: row.attempts, err }, 'email given up after its last attempt');
         return;
       }
-      const dueAt = new Date(Date.now() + backoffMs(row.attempts, retry)).toISOString();
+      const dueAt = new Date(nowMs() + backoffMs(row.attempts, retry)).toISOString();
       await this.store.outbox.retryAt(row.id, dueAt, message);
       this.log.warn({ outboxId: row.id, to: mail.to.address, attempts: row.attempts, retryAt: dueAt, err }, 'email not sent; it will be retried');
     }

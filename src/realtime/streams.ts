@@ -8,6 +8,7 @@ import { EventIds } from './event-ids.js';
 import { onLocalSignal } from './index.js';
 import { eventId, positionOf, replayStart, seqOfEvent } from './scope.js';
 import { CHANNELS, type Channel, END_REASONS, type EndReason, EVENTS, type RealtimeBroker, type RealtimeMessage, SESSIONS_CHANNEL, type SessionsEnded } from './types.js';
+import { nowMs } from '../clock.js';
 
 /** The expiry of a token that has none. */
 const NEVER = '9999-12-31T23:59:59.999Z';
@@ -248,7 +249,7 @@ export class StreamHub {
     const n = this.#ids!.decode(stream.viewer.id, lastEventId);
     const seq = n === undefined ? undefined : seqOfEvent(n);
     const writtenAt = seq ? await this.store.activity.seqWrittenAt(seq) : undefined;
-    const start = replayStart(n, { writtenAt }, Date.now(), windowHours);
+    const start = replayStart(n, { writtenAt }, nowMs(), windowHours);
     if (start.replay) {
       const changes = await this.store.activity.changesAfter(start.fromSeq, maxEvents + 1, stream.viewer);
       const due = changes.flatMap((c) => [...channels].map((ch) => eventId(c.seq, ch))).filter((id) => id > start.afterId);
@@ -395,7 +396,7 @@ export class StreamHub {
   /** At the session's expiry, one look at the session: ended, or moved on (sliding expiry), or gone. */
   #armExpiry(stream: OpenStream, expiresAt: string): void {
     clearTimeout(stream.expiry);
-    const delay = Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(expiresAt) - Date.now()) + 50);
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(expiresAt) - nowMs()) + 50);
     stream.expiry = setTimeout(() => void this.#check([stream]), delay);
     stream.expiry.unref();
   }
@@ -416,7 +417,7 @@ export class StreamHub {
         for (const t of await this.store.apiTokens.findMany([...new Set(chunk.filter((s) => s.request.apiToken).map((s) => s.request.tokenHash))])) {
           if (!t.revoked) sessions.set(t.tokenHash, { expiresAt: t.expiresAt ?? NEVER, role: t.role, active: t.active, customerId: t.customerId });
         }
-        const now = Date.now();
+        const now = nowMs();
         for (const stream of chunk) {
           if (stream.ended) continue;
           const session = sessions.get(stream.request.tokenHash);

@@ -1,6 +1,7 @@
 import type { Store } from '../db/store.js';
 import { DOCUMENTS_PREFIX } from '../domain/documents.js';
 import { type FileStorage, isListable } from './types.js';
+import { nowDate } from '../clock.js';
 
 /** What a reconciliation found (and, with repair, removed or released). */
 export interface ReconcileReport {
@@ -44,7 +45,7 @@ const BATCH = 500;
  */
 export async function reconcile(deps: { store: Store; storage: FileStorage }, options: ReconcileOptions): Promise<ReconcileReport> {
   const { store, storage } = deps;
-  const startedAt = new Date();
+  const startedAt = nowDate();
   const cutoff = new Date(startedAt.getTime() - options.graceMs);
   const report: ReconcileReport = {
     driver: storage.driver,
@@ -71,7 +72,7 @@ export async function reconcile(deps: { store: Store; storage: FileStorage }, op
   const deleteVoided = (file: { id: string; storageKey: string; url: string }) =>
     attempt(`deleting the withdrawn ${file.storageKey}`, async () => {
       await storage.delete({ key: file.storageKey, url: file.url });
-      await store.files.markBytesDeleted(file.id, new Date().toISOString());
+      await store.files.markBytesDeleted(file.id, nowDate().toISOString());
       if (!report.voidedDeleted.includes(file.storageKey)) report.voidedDeleted.push(file.storageKey);
     });
 

@@ -3,6 +3,7 @@ import type { Actor, FileUpload } from '../domain/model.js';
 import { errors } from '../errors.js';
 import { uploadDocument } from './index.js';
 import type { FormSource } from './read-form.js';
+import { nowMs } from '../clock.js';
 
 /** How long a key answers with its first upload (interface.md: 24 h). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -44,7 +45,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  */
 export async function uploadOnce(deps: Deps, actor: Actor, key: string, form: FormSource): Promise<FileUpload> {
   const keys = deps.store.idempotencyKeys;
-  const now = Date.now();
+  const now = nowMs();
   if (await keys.claim(actor.id, key, iso(now), iso(now - IDEMPOTENCY_TTL_MS), iso(now - IDEMPOTENCY_ABANDONED_MS))) {
     let file: FileUpload;
     try {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ERRORS, type Lock, type Locker, type RequestRelease } from '@tus/server';
 import type { Store } from '../db/store.js';
+import { nowMs } from '../clock.js';
 
 export interface LeaseLockerOptions {
   /** How long a lease lasts without renewal: an instance that died frees its uploads after this. */
@@ -61,17 +62,17 @@ class LeaseLock implements Lock {
 
   async lock(stopSignal: AbortSignal, requestRelease: RequestRelease): Promise<void> {
     const { store, options } = this.locker;
-    const deadline = Date.now() + options.acquireTimeoutMs;
+    const deadline = nowMs() + options.acquireTimeoutMs;
     let retryMs = FIRST_RETRY_MS;
     let askedAt = 0;
-    while (!(await store.uploadLocks.acquire(this.id, this.#holder, Date.now(), options.ttlMs))) {
+    while (!(await store.uploadLocks.acquire(this.id, this.#holder, nowMs(), options.ttlMs))) {
       // Ask the holder to let go, again every renewal period (the holder may have changed).
-      if (Date.now() - askedAt >= options.renewMs) {
-        askedAt = Date.now();
+      if (nowMs() - askedAt >= options.renewMs) {
+        askedAt = nowMs();
         this.locker.held.get(this.id)?.askToRelease();
         await store.uploadLocks.requestRelease(this.id, this.#holder);
       }
-      const left = deadline - Date.now();
+      const left = deadline - nowMs();
       if (left <= 0 || stopSignal.aborted) throw ERRORS.ERR_LOCK_TIMEOUT;
       await this.#pause(Math.min(retryMs, left), stopSignal);
       retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
@@ -96,7 +97,7 @@ class LeaseLock implements Lock {
   async #renew(): Promise<void> {
     const { store, options, log } = this.locker;
     try {
-      const lease = await store.uploadLocks.renew(this.id, this.#holder, Date.now(), options.ttlMs);
+      const lease = await store.uploadLocks.renew(this.id, this.#holder, nowMs(), options.ttlMs);
       // Lost (expired during a database outage and taken) or asked for: this request stops writing.
       if (!lease || lease.releaseRequested) this.askToRelease();
     } catch (err) {

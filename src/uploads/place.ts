@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js';
 import { nowIso } from '../deps.js';
 import { type StoredKind, documentFolder, extensionOf, publicName } from '../domain/documents.js';
 import { type ObjectLocation, ObjectExistsError, objectKey } from '../storage/types.js';
+import { nowMs } from '../clock.js';
 
 /**
  * A document's bytes as step 8 takes them, and the type their first bytes show (uploads/inspect.ts: a
@@ -41,7 +42,7 @@ export async function placeDocument(
   const extension = extensionOf(doc.filename);
   // Bytes a store kept when their name turned out taken after it had read them: placed, not read again.
   let staged: ObjectExistsError['staged'];
-  for (let ms = Date.now(); ; ms++) {
+  for (let ms = nowMs(); ; ms++) {
     const location: ObjectLocation = { folder, publicName: publicName(type, ms), extension };
     const key = objectKey(location);
     // Durable before the bytes are placed, in the group commit with the other uploads of the moment.

@@ -19,6 +19,7 @@ import { DocumentInspector, type Inspection, detectType } from './inspect.js';
 import { LeaseLocker } from './lease-locker.js';
 import { RunningHashes } from './running-hash.js';
 import { type TusRequest, sendTusResponse, tusRequest } from './tus-request.js';
+import { nowDate } from '../clock.js';
 
 export const RESUMABLE_PATH = '/api/resumable-uploads';
 
@@ -90,14 +91,14 @@ export async function createResumableUploads(deps: Deps) {
     onUploadCreate: async (req, upload) => {
       const { actor, created } = contextOf(req);
       if (!created) throw new Error('creation without its checks');
-      await deps.store.resumableUploads.insert({ id: upload.id, userId: actor.id, ...created }, new Date().toISOString());
+      await deps.store.resumableUploads.insert({ id: upload.id, userId: actor.id, ...created }, nowDate().toISOString());
       return {};
     },
     onUploadFinish: async (req, upload) => {
       const context = contextOf(req);
       const row = await deps.store.resumableUploads.find(upload.id);
       // A repeated last PATCH (its answer was lost) finds the completion done or under way.
-      if (!row || !(await deps.store.resumableUploads.claimFinish(upload.id, new Date().toISOString()))) return {};
+      if (!row || !(await deps.store.resumableUploads.claimFinish(upload.id, nowDate().toISOString()))) return {};
       const discard = () => bytes.discard(upload.id).catch((err: unknown) => log.error({ err }, 'could not remove a finished resumable upload'));
       try {
         const file = await uploadDocument(deps, context.actor, finishedUpload(row, bytes, upload.offset, await hashes.take(upload.id, upload.offset), log));

@@ -9,6 +9,8 @@ import { EventBodies } from './body.js';
 import { LoopShare } from './loop-share.js';
 import { type SendOutcome, postWebhook } from './send.js';
 import { signatureHeader } from './signature.js';
+import { LeaseHeartbeat } from '../lease-heartbeat.js';
+import { nowDate, nowMs } from '../clock.js';
 
 /**
  * While requests come in, the dispatcher takes about this share of the event loop (webhooks/loop-share.ts):
@@ -20,30 +22,31 @@ const BUSY_LOOP_SHARE = 0.03;
 /** Events whose deliveries one step makes (fanOut): a burst's backlog in a few statements' worth of turns. */
 const FAN_OUT_BATCH = 200;
 
-/** A claim outlives any attempt (bounded by WEBHOOK_TIMEOUT_MS, at most a minute) with room to record it. */
-const LEASE_MS = 3 * 60_000;
 
 /**
  * Delivers the webhook outbox (the `webhook dispatch` job, jobs.ts). Before each claim it makes the
  * deliveries of the events changes wrote since (fanOut: a change writes only its event). A round claims due deliveries
  * (db/webhook-deliveries.ts claim: of each endpoint only its oldest pending one, SKIP LOCKED on
- * PostgreSQL, so instances never deliver the same one nor overtake an earlier one), sends each
+ * PostgreSQL, so instances never deliver the same one nor overtake an earlier one), under a short
+ * lease its heartbeat renews while the attempt runs (lease-heartbeat.ts, WORK_LEASE_MS), sends each
  * on its own (a slow endpoint holds only its own queue), and claims again as each ends; the round
  * ends when nothing is due and nothing in flight, or when the service stops (the attempts in
  * flight finish first, each bounded by the timeout). A restart loses nothing: pending deliveries
- * wait in the database, and a claim left by a dead instance lapses with its lease.
+ * wait in the database, and a claim left by a dead instance lapses with its lease, within seconds.
  */
 export class WebhookDispatcher {
   #wake: (() => void) | undefined;
   readonly #bodies: EventBodies;
   readonly #share = new LoopShare(BUSY_LOOP_SHARE);
+  readonly #leases: LeaseHeartbeat;
 
   constructor(
     private readonly store: Store,
-    private readonly config: Pick<Config, 'webhooks' | 'timeZone' | 'documentAccess' | 'publicUrl' | 'database'>,
+    private readonly config: Pick<Config, 'webhooks' | 'timeZone' | 'documentAccess' | 'publicUrl' | 'database' | 'workLeaseMs'>,
     private readonly log: Log,
   ) {
     this.#bodies = new EventBodies(store, config, (ms) => this.#share.spent(ms));
+    this.#leases = new LeaseHeartbeat((claims, until) => store.webhookDeliveries.renew(claims, until), config.workLeaseMs, log);
   }
 
   /** Cuts the current round's wait short (a change was just queued here, or a delivery retried). */
@@ -58,8 +61,9 @@ export class WebhookDispatcher {
         if (!signal?.aborted && inFlight.size < this.config.webhooks.concurrency) await this.#share.turn(signal);
         if (!signal?.aborted && inFlight.size < this.config.webhooks.concurrency) {
           await this.#fanOut();
-          const now = Date.now();
-          const claimed = await this.store.webhookDeliveries.claim(new Date(now).toISOString(), new Date(now + LEASE_MS).toISOString(), this.config.webhooks.concurrency - inFlight.size);
+          const claimId = newId();
+          const claimed = await this.store.webhookDeliveries.claim(nowDate().toISOString(), this.#leases.leaseUntil(), this.config.webhooks.concurrency - inFlight.size, claimId);
+          this.#leases.hold(claimId, claimed.length);
           // One read of the claim's endpoints and of the events whose bodies are not made yet.
           const webhooks = await this.store.webhooks.findMany(claimed.map((d) => d.webhookId));
           const events = await this.store.webhookDeliveries.events(claimed.filter((d) => !this.#bodies.has(d.eventId)).map((d) => d.eventId));
@@ -67,6 +71,7 @@ export class WebhookDispatcher {
             const attempt: Promise<void> = this.#deliver(d, webhooks.get(d.webhookId), events.get(d.eventId))
               .catch((err: unknown) => this.log.error({ err, deliveryId: d.id }, 'a webhook delivery could not be recorded; it is tried again when its lease ends'))
               .finally(() => {
+                this.#leases.release(claimId);
                 inFlight.delete(attempt);
                 this.#wake?.();
               });
@@ -104,9 +109,9 @@ export class WebhookDispatcher {
   async #deliver(d: WebhookDelivery, webhook: Webhook | undefined, event: WebhookEvent | undefined): Promise<void> {
     if (!webhook) return; // deleted meanwhile: its deliveries went with it
     const body = await this.#bodies.body(d.eventId, event);
-    const timestamp = Math.floor(Date.now() / 1000);
+    const timestamp = Math.floor(nowMs() / 1000);
     const secrets = [webhook.secret];
-    if (webhook.previousSecret && webhook.previousSecretExpiresAt && Date.parse(webhook.previousSecretExpiresAt) > Date.now()) secrets.push(webhook.previousSecret);
+    if (webhook.previousSecret && webhook.previousSecretExpiresAt && Date.parse(webhook.previousSecretExpiresAt) > nowMs()) secrets.push(webhook.previousSecret);
     const signing = performance.now();
     const headers = { 'webhook-id': d.eventId, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(secrets, d.eventId, timestamp, body) };
     const { timeoutMs, allowPrivateTargets } = this.config.webhooks;
@@ -114,9 +119,9 @@ export class WebhookDispatcher {
     // Signing and what sending does before its first wait; the wait for the endpoint is not the loop's.
     this.#share.spent(performance.now() - signing);
     const outcome = await sending;
-    const now = new Date().toISOString();
+    const now = nowDate().toISOString();
     if (outcome.ok) {
-      await this.store.webhookDeliveries.delivered(d.id, d.lockedUntil!, now, outcome);
+      await this.store.webhookDeliveries.delivered(d.id, d.claimId!, now, outcome);
       // Read with the claim: an endpoint that was not failing then has nothing to clear (a failure
       // recorded since by another instance is cleared by the next success seen as failing).
       if (webhook.failingSince !== null) await this.store.webhooks.healthy(webhook.id);
@@ -131,7 +136,7 @@ export class WebhookDispatcher {
     if (failedTooLong(failingSince, now, this.config.webhooks.deactivateAfterMs)) {
       const switchedOff = await this.store.transaction(async (store) => {
         if (!(await store.webhooks.deactivate(d.webhookId, now))) return false;
-        await store.webhookDeliveries.retryAt(d.id, d.lockedUntil!, now, outcome);
+        await store.webhookDeliveries.retryAt(d.id, d.claimId!, now, outcome);
         await store.webhookDeliveries.failPending(d.webhookId, `the endpoint was switched off after failing since ${failingSince}`);
         const details = { webhookId: d.webhookId, url, failingSince, lastError: outcome.error };
         await store.outbox.queueToAdmins({ action: WEBHOOK_DEACTIVATED, actorId: 'system', at: now, details }, now, newId);
@@ -143,7 +148,7 @@ export class WebhookDispatcher {
       }
     }
     const next = new Date(Date.parse(now) + webhookBackoffMs(d.attempts, this.config.webhooks.retry)).toISOString();
-    await this.store.webhookDeliveries.retryAt(d.id, d.lockedUntil!, next, outcome);
+    await this.store.webhookDeliveries.retryAt(d.id, d.claimId!, next, outcome);
     this.log.warn({ webhookId: d.webhookId, deliveryId: d.id, event: d.eventType, attempts: d.attempts, retryAt: next, err: outcome.error }, 'webhook not delivered; it will be retried');
   }
 }

@@ -46,7 +46,7 @@ export interface TestEventPayload {
  */
 export async function queueWebhookEvent(
   store: Store,
-  change: { actorId: string | null; projectId: string; action: ActivityAction; details: Record<string, unknown>; at: string; concerned?: Concerned },
+  change: { actorId: string | null; projectId: string; action: ActivityAction; details: Record<string, unknown>; at: string; concerned?: Concerned; seq: number },
 ): Promise<void> {
   const type = WEBHOOK_EVENT_OF[change.action];
   if (type === null) return;
@@ -66,6 +66,7 @@ export async function queueWebhookEvent(
   await store.webhookDeliveries.queueEvent(
     { id: newId(), type, payload, createdAt: change.at },
     endpoints.map((w) => w.id),
+    change.seq,
   );
 }
 

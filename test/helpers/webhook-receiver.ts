@@ -31,10 +31,12 @@ export async function startReceiver(answer: Receiver['answer'] = () => ({ status
       const got: Received = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
       receiver.received.push(got);
       const a = receiver.answer(got);
+      // Unref'd: an answer held long (a test's hung endpoint) does not keep the process alive once the server is closed.
       setTimeout(() => {
+        if (res.destroyed) return;
         res.writeHead(a.status, a.headers);
         res.end(a.body ?? '');
-      }, a.delayMs ?? 0);
+      }, a.delayMs ?? 0).unref();
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Transporter } from 'nodemailer';
 import { newId } from '../../ids.js';
 import type { MailTransport, OutgoingMail, SentMail } from '../types.js';
+import { nowDate } from '../../clock.js';
 
 /**
  * The embedded default (no SMTP_URL): each email is composed exactly as SMTP would carry it and
@@ -30,7 +31,7 @@ export class EmlTransport implements MailTransport {
   async send(mail: OutgoingMail): Promise<SentMail> {
     const info = await (await this.#compose()).sendMail({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
     await fs.mkdir(this.dir, { recursive: true });
-    const file = path.join(this.dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${newId()}.eml`);
+    const file = path.join(this.dir, `${nowDate().toISOString().replace(/[:.]/g, '-')}-${newId()}.eml`);
     await fs.writeFile(file, info.message as Buffer, { flag: 'wx' });
     return { messageId: info.messageId, detail: file };
   }

@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { type UploadApiOptions, type UploadApiResponse, v2 as cloudinary } from 'cloudinary';
 import type { StorageConfig } from '../../config.js';
 import { type FileStorage, type ObjectLocation, ObjectExistsError, ObjectMissingError, locationOf, objectKey } from '../types.js';
+import { nowMs } from '../../clock.js';
 
 type CloudinarySettings = Extract<StorageConfig, { driver: 'cloudinary' }>;
 
@@ -122,7 +123,7 @@ export class CloudinaryStorage implements FileStorage {
       upload_prefix: this.prefix,
       resource_type: asset.resourceType,
       type: asset.type,
-      expires_at: Math.floor(Date.now() / 1000) + seconds,
+      expires_at: Math.floor(nowMs() / 1000) + seconds,
     };
     return Promise.resolve(cloudinary.utils.private_download_url(asset.publicId, asset.format, options));
   }
