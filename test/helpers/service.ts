@@ -339,7 +339,7 @@ export async function openEventStream(client: Client, query = '', headers: Recor
   buffer = buffer.slice(buffer.indexOf('\n\n') + 2);
   return {
     headers: res.headers,
-    next: (count, timeoutMs = 5000) => read(count, timeoutMs, false),
+    next: (count, timeoutMs = EVENT_WAIT_MS) => read(count, timeoutMs, false),
     end: (timeoutMs = 5000) => read(0, timeoutMs, true),
     get lastEventId() {
       parse();
@@ -369,8 +369,14 @@ export async function openEventStream(client: Client, query = '', headers: Recor
   };
 }
 
+/**
+ * How long a test waits for events it expects: a bound only a failure reaches. 5 s was reached once by
+ * a PATCH's two events on PostgreSQL with the machine's load average at 22 (CI run with both cores loaded).
+ */
+const EVENT_WAIT_MS = 15_000;
+
 /** Opens /api/realtime, runs `during`, and returns the first `count` events it caused. */
-export async function collectEvents(client: Client, count: number, during: () => Promise<unknown>, timeoutMs = 5000): Promise<SseEvent[]> {
+export async function collectEvents(client: Client, count: number, during: () => Promise<unknown>, timeoutMs = EVENT_WAIT_MS): Promise<SseEvent[]> {
   const stream = await openEventStream(client);
   try {
     const action = during();
