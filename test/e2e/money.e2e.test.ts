@@ -137,6 +137,9 @@ else
       await row.waitFor();
       const cells = (await row.textContent()) ?? '';
       for (const words of ['Pune Weddings LLP', CUSTOMER_GSTIN, '7,500.00', '975.00', '8,475.00']) assert.ok(cells.includes(words), `${words} in ${cells}`);
+      // The invoice's date as every other date on screen, not as the API writes it.
+      assert.doesNotMatch(cells, /\d{4}-\d{2}-\d{2}/);
+      assert.match((await row.locator('time').getAttribute('datetime')) ?? '', /^\d{4}-\d{2}-\d{2}$/);
       await atBothWidths(admin, 'money-invoices');
     });
 

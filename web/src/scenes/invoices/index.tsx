@@ -2,6 +2,7 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { PageTitle, QueryError } from '../../components';
+import { formatDay } from '../../format';
 import { formatMoney } from '../../money';
 import { moneyApi } from '../../money-ui';
 import { useUser } from '../../session';
@@ -71,7 +72,9 @@ export function InvoicesPage() {
                   <Link href={`/projects/${i.projectId}`}>{i.number}</Link>
                 </td>
                 <td className="nowrap" data-label="Job">{i.projectNumber === null ? '' : `#${i.projectNumber}`}</td>
-                <td className="nowrap" data-label="Date">{i.date}</td>
+                <td className="nowrap" data-label="Date">
+                  <time dateTime={i.date}>{formatDay(i.date)}</time>
+                </td>
                 <td data-label="Customer">{i.customerName}</td>
                 <td data-label="GSTIN">{i.customerGstin ?? ''}</td>
                 <td data-label="Place of supply">{i.placeOfSupply ?? ''}</td>
