@@ -84,6 +84,19 @@ else {
       await assertAccessible(page, 'the project list with a held rush job');
       await screenshot(page, 'floor-projects-1280');
 
+      // The dashboard counts it on hold and rush; each tile opens the list of just those jobs.
+      const other = await t.svc.createProject((await admin.get(`/api/projects/${id}`)).body.pocId, { name: 'Plain leaflets', status: 'APPROVED' });
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard', exact: true }).click();
+      for (const [tile, label] of [['floor-held', 'On hold'], ['floor-rush', 'Rush']] as const) {
+        await page.getByTestId(tile).locator('dd').filter({ hasText: /^1$/ }).waitFor();
+        await page.getByTestId(tile).getByRole('link', { name: label, exact: true }).click();
+        await heading(page, 'Projects').waitFor();
+        await page.getByRole('row').filter({ hasText: 'Wedding cards' }).waitFor();
+        assert.equal(await page.getByRole('row').filter({ hasText: other.name }).count(), 0, `${label}: only those jobs`);
+        assert.equal(await page.getByLabel('Hold and rush').inputValue(), tile === 'floor-held' ? 'held' : 'rush');
+        await page.goBack();
+      }
+
       // Release, with a note: the banner goes, the hold form comes back; the activity says both.
       await page.goto(`${t.svc.url}/projects/${id}`);
       await floor(page).getByLabel('Note (optional)').fill('Logo received');

@@ -74,6 +74,9 @@ export interface Stats {
   team?: { total: number; active: number; byRole: Record<Role, number> };
   /** Open projects whose latest proof waits for the customer, or came back with changes requested. */
   proofs?: { awaitingCustomer: number; changesRequested: number };
+  /** Open projects on hold, and rush ones. */
+  held: number;
+  rush: number;
 }
 
 /** A refusal of the API: its status and its `{"error"}` message, as is. */
@@ -147,6 +150,9 @@ export interface ProjectFilter {
   due?: string;
   piStatus?: string;
   customerId?: string;
+  /** 'true': only held (or only rush) projects. */
+  held?: string;
+  rush?: string;
   sort?: string;
   limit?: number;
   cursor?: string;

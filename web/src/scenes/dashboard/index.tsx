@@ -110,7 +110,7 @@ export function DashboardPage() {
             </dl>
           </section>
           <section className="card" aria-labelledby="due-stats" data-testid="due">
-            <h2 id="due-stats">Due dates and PIs</h2>
+            <h2 id="due-stats">Due dates, PIs, proofs and holds</h2>
             <dl className="tiles">
               <Tile label="Overdue" value={stats.data.due.overdue} href="/projects?due=overdue&sort=due" testId="due-overdue" alert={stats.data.due.overdue > 0} />
               <Tile label="Due today" value={stats.data.due.today} href="/projects?due=today&sort=due" testId="due-today" />
@@ -118,6 +118,8 @@ export function DashboardPage() {
               <Tile label="PIs awaiting verification" value={stats.data.pi.awaitingVerification} href="/projects?piStatus=SUBMITTED" testId="pi-awaiting" />
               {stats.data.proofs && <Tile label="Proofs awaiting the customer" value={stats.data.proofs.awaitingCustomer} testId="proofs-awaiting" />}
               {stats.data.proofs && <Tile label="Proofs with changes requested" value={stats.data.proofs.changesRequested} testId="proofs-changes" alert={stats.data.proofs.changesRequested > 0} />}
+              <Tile label="On hold" value={stats.data.held} href="/projects?held=true&sort=priority" testId="floor-held" alert={stats.data.held > 0} />
+              <Tile label="Rush" value={stats.data.rush} href="/projects?rush=true&sort=priority" testId="floor-rush" />
             </dl>
             {stats.data.pi.outstanding && (
               <div className="outstanding" data-testid="outstanding">

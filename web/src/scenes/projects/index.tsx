@@ -20,26 +20,29 @@ export function ProjectsPage() {
   const due = DUE_FILTERS.find((d) => d === params.get('due')) ?? '';
   const piStatus = PI_STATUSES.find((s) => s === params.get('piStatus')) ?? '';
   const customerId = params.get('customerId') ?? '';
+  // The floor's marks: held or rush jobs only (the dashboard's tiles link here).
+  const held = params.get('held') === 'true' ? 'true' : '';
+  const rush = params.get('rush') === 'true' ? 'true' : '';
   const sort = SORTS.find((s) => s === params.get('sort')) ?? '';
   const [search, setSearch] = useState(q);
   const customers = useQuery({ queryKey: ['customers', { active: 'all', limit: 200 }], queryFn: () => api.customers({ active: 'all', limit: 200 }) });
   // The list's filter as the API takes it: also the CSV's.
-  const filter = { ...(status ? STAGE_FILTERS[status] : {}), q, due, piStatus, customerId, sort };
+  const filter = { ...(status ? STAGE_FILTERS[status] : {}), q, due, piStatus, customerId, held, rush, sort };
 
   const projects = useInfiniteQuery({
-    queryKey: ['projects', { status, q, due, piStatus, customerId, sort }],
+    queryKey: ['projects', { status, q, due, piStatus, customerId, held, rush, sort }],
     queryFn: ({ pageParam }) => api.projects({ ...filter, limit: PAGE_SIZE, cursor: pageParam }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
   const items = projects.data?.pages.flatMap((p) => p.items) ?? [];
   // The total, from the dashboard's figures, when the list is not narrowed by a search.
-  const narrowed = Boolean(q || due || piStatus || customerId);
+  const narrowed = Boolean(q || due || piStatus || customerId || held || rush);
   const stats = useQuery({ queryKey: ['stats'], queryFn: api.stats, enabled: !narrowed });
   const total = !narrowed && stats.data ? totalOf(stats.data, status) : null;
 
-  const setFilter = (next: { status?: string; q?: string; due?: string; piStatus?: string; customerId?: string; sort?: string }) => {
-    const merged = { status, q, due, piStatus, customerId, sort, ...next };
+  const setFilter = (next: { status?: string; q?: string; due?: string; piStatus?: string; customerId?: string; held?: string; rush?: string; sort?: string }) => {
+    const merged = { status, q, due, piStatus, customerId, held, rush, sort, ...next };
     setParams(Object.fromEntries(Object.entries(merged).filter(([, v]) => v)), { replace: true });
   };
   const submit = (e: FormEvent) => {
@@ -85,6 +88,18 @@ export function ProjectsPage() {
                 {DUE_LABELS[d]}
               </option>
             ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="project-floor">Hold and rush</label>
+          <select
+            id="project-floor"
+            value={held ? 'held' : rush ? 'rush' : ''}
+            onChange={(e) => setFilter({ held: e.target.value === 'held' ? 'true' : '', rush: e.target.value === 'rush' ? 'true' : '' })}
+          >
+            <option value="">Any</option>
+            <option value="held">On hold</option>
+            <option value="rush">Rush</option>
           </select>
         </div>
         <div className="field">
