@@ -209,3 +209,37 @@ describe('a word too long for its column', () => {
     assert.ok(text.includes('Note 1: cut to bleed'), 'the line after it');
   });
 });
+
+describe("one user's flood of PDFs", () => {
+  test('a CLIENT firing the PI many times at once fills only their own share of the waiting places (503 with Retry-After): the ADMIN\'s ticket asked meanwhile is drawn, not refused', async () => {
+    const priced = { ...line(1), unitPrice: 1500, hsnSac: '4911', gstRate: 18 };
+    const p = await project([priced]);
+    const shared = svc.deps.pdf;
+    // One thread and eight waiting places (the service's own: 100), so a flood of twelve overflows them.
+    const small = new PdfRenderer({ concurrency: 1, timeoutMs: 120_000, maxWaiting: 8 });
+    svc.deps.pdf = small;
+    try {
+      const url = new URL(`/api/projects/${p.id}/pi.pdf`, clientUser.client.baseUrl);
+      let firstRefusal!: () => void;
+      const refused = new Promise<void>((resolve) => (firstRefusal = resolve));
+      const flood = Promise.all(
+        Array.from({ length: 12 }, async () => {
+          const res = await fetch(url, { headers: { cookie: clientUser.client.cookie! } });
+          await res.arrayBuffer();
+          if (res.status === 503) firstRefusal();
+          return { status: res.status, retryAfter: res.headers.get('retry-after') };
+        }),
+      );
+      await refused; // the client's flood is queued as far as it goes
+      const mine = await fetchPdf(admin.client, p.id);
+      const answers = await flood;
+      assert.equal(mine.status, 200, `the ADMIN's ticket during the flood: ${mine.text}`);
+      const refusals = answers.filter((a) => a.status === 503);
+      assert.ok(refusals.length > 0 && refusals.every((a) => a.retryAfter === '1'), JSON.stringify(answers));
+      assert.ok(answers.filter((a) => a.status === 200).length <= 1 + 2, `one drawn and a quarter of the places waiting for one user: ${JSON.stringify(answers)}`);
+    } finally {
+      svc.deps.pdf = shared;
+      small.close();
+    }
+  });
+});

@@ -99,7 +99,7 @@ export async function piPdf(deps: Pick<Deps, 'store' | 'config' | 'pdf' | 'clock
   if (!totals) throw errors.linesNeedPrices();
   const [settings, customer] = await Promise.all([deps.store.shopSettings.get(), project.customerId ? deps.store.customers.findById(project.customerId) : undefined]);
   const meta: [string, string][] = [['PI No.', project.pi?.number ?? 'not yet numbered'], ['Date', todayOf(deps)]];
-  const pdf = await deps.pdf.render('money', moneyDocument('pi', deps, project, customer ?? null, settings, totals, meta));
+  const pdf = await deps.pdf.render('money', moneyDocument('pi', deps, project, customer ?? null, settings, totals, meta), actor.id);
   return { pdf, filename: `pi-${projectId}.pdf` };
 }
 
@@ -163,7 +163,7 @@ async function issueOnce(deps: Deps, actor: Actor, projectId: string, input: { i
     const last = await store.invoices.lastSequence(fy);
     const number = invoiceNumber(settings.invoicePrefix, fy, last + 1);
     const meta: [string, string][] = [['Invoice No.', number], ['Invoice date', date]];
-    const pdf = await deps.pdf.render('money', moneyDocument('invoice', deps, project, customer, settings, totals, meta));
+    const pdf = await deps.pdf.render('money', moneyDocument('invoice', deps, project, customer, settings, totals, meta), actor.id);
     const filename = `${number.replace(/\//g, '-')}.pdf`;
     const file = { filename, contentType: 'application/pdf' };
     const placed = await placeDocument({ store, storage: deps.storage }, projectId, 'INVOICE', file, { bytes: [pdf], detectedType: 'application/pdf' });

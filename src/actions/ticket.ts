@@ -22,6 +22,6 @@ export async function jobTicketPdf(deps: Pick<Deps, 'store' | 'config' | 'pdf' |
     timeZone: deps.config.timeZone,
     now: deps.clock.now().toISOString(),
   });
-  const pdf = await deps.pdf.render('ticket', data);
+  const pdf = await deps.pdf.render('ticket', data, actor.id);
   return { pdf, filename: ticketFilename(projectId) };
 }

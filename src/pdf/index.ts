@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../errors.js';
+import { FairQueue, perOwnerShare } from '../previews/fair-queue.js';
 import type { LayoutData, LayoutName } from './layouts/index.js';
 
 /**
@@ -8,7 +9,9 @@ import type { LayoutData, LayoutName } from './layouts/index.js';
  * the event loop: pdfkit and fontkit are synchronous and a 50-line document takes tens of
  * milliseconds of CPU. `render(layout, data)` → the PDF's bytes. At most `concurrency` documents are
  * drawn at once (one per thread; threads start on first use and are kept); up to `maxWaiting` more
- * wait their turn, beyond that 503. A document taking longer than `timeoutMs` ends its thread (a
+ * wait their turn, one user (`owner`) at most a quarter of them and the user with fewest documents
+ * under way served first (previews' FairQueue), beyond that 503 with Retry-After: one user's flood
+ * leaves the rest of the places to everyone else. A document taking longer than `timeoutMs` ends its thread (a
  * fresh one takes its place) and fails with 503.
  */
 export interface PdfLimits {
@@ -43,6 +46,8 @@ interface Job {
   data: unknown;
   resolve: (pdf: Buffer) => void;
   reject: (err: Error) => void;
+  /** Given a thread (counted among its owner's documents under way until it settles). */
+  started: boolean;
 }
 
 class Slot {
@@ -135,23 +140,44 @@ class Slot {
 
 export class PdfRenderer {
   readonly #slots: Slot[];
-  readonly #waiting: Job[] = [];
+  readonly #waiting: FairQueue<Job>;
+  /** Documents being drawn per owner: who has fewest goes first (FairQueue). */
+  readonly #running = new Map<string, number>();
   readonly #limits: PdfLimits;
   #nextId = 1;
   #closed = false;
 
   constructor(limits: Partial<PdfLimits> = {}) {
     this.#limits = { ...DEFAULT_PDF_LIMITS, ...limits };
+    this.#waiting = new FairQueue(this.#limits.maxWaiting, perOwnerShare(this.#limits.maxWaiting));
     this.#slots = Array.from({ length: Math.max(1, this.#limits.concurrency) }, () => new Slot(this.#limits.timeoutMs, () => this.#next()));
   }
 
-  render<L extends LayoutName>(layout: L, data: LayoutData<L>): Promise<Buffer> {
+  /**
+   * Draws a document for `owner` (the user who asked: one user waits in at most a quarter of the places,
+   * and a free thread goes to the waiting user with fewest under way). Without an owner the document is
+   * its own, bounded only by the whole queue.
+   */
+  render<L extends LayoutName>(layout: L, data: LayoutData<L>, owner?: string): Promise<Buffer> {
     if (this.#closed) return Promise.reject(new AppError(503, 'Service is shutting down'));
-    if (this.#waiting.length >= this.#limits.maxWaiting) {
-      return Promise.reject(new AppError(503, 'Too many documents are being made, try again in a moment', { 'retry-after': '1' }));
-    }
     return new Promise<Buffer>((resolve, reject) => {
-      this.#waiting.push({ id: this.#nextId++, layout, data, resolve, reject });
+      const id = this.#nextId++;
+      const key = owner ?? `\0${id}`;
+      const done = () => {
+        if (job.started) this.#count(key, -1);
+      };
+      const job: Job = {
+        id,
+        layout,
+        data,
+        resolve: (pdf) => (done(), resolve(pdf)),
+        reject: (err) => (done(), reject(err)),
+        started: false,
+      };
+      if (this.#waiting.push(key, job) !== 'queued') {
+        reject(new AppError(503, 'Too many documents are being made, try again in a moment', { 'retry-after': '1' }));
+        return;
+      }
       this.#next();
     });
   }
@@ -159,14 +185,24 @@ export class PdfRenderer {
   /** Ends the threads; documents still waiting fail with 503. */
   close(): void {
     this.#closed = true;
-    for (const job of this.#waiting.splice(0)) job.reject(new AppError(503, 'Service is shutting down'));
+    for (const job of this.#waiting.drain()) job.reject(new AppError(503, 'Service is shutting down'));
     for (const slot of this.#slots) slot.close();
   }
 
   #next(): void {
     for (const slot of this.#slots) {
-      if (this.#waiting.length === 0) return;
-      if (!slot.busy) slot.run(this.#waiting.shift()!);
+      if (this.#waiting.size === 0) return;
+      if (slot.busy) continue;
+      const next = this.#waiting.shift((owner) => this.#running.get(owner) ?? 0)!;
+      this.#count(next.owner, 1);
+      next.item.started = true;
+      slot.run(next.item);
     }
+  }
+
+  #count(owner: string, by: number): void {
+    const n = (this.#running.get(owner) ?? 0) + by;
+    if (n > 0) this.#running.set(owner, n);
+    else this.#running.delete(owner);
   }
 }
