@@ -6,6 +6,7 @@ import { jobTicketPdf } from '../../actions/ticket.js';
 import { MAX_HOLD_REASON, MAX_LENGTH } from '../../domain/limits.js';
 import type { Actor } from '../../domain/model.js';
 import { presentProject } from '../../presenters/index.js';
+import { PdfBody, sendPdf } from '../pdf-reply.js';
 import { actorOf } from '../session.js';
 import { IdParams, NullableString, Project, errorRef } from '../schemas.js';
 import { type App, type RouteContext, withRequestLog } from './context.js';
@@ -80,15 +81,9 @@ export async function floorRoutes(app: App, { deps, hooks }: RouteContext) {
         summary: "The job ticket as a PDF: the press's work order on A4, every line with all its fields, a QR code of the project's address (ADMIN or the owner; a CLIENT who may see the project 403, anyone who may not 404)",
         params: IdParams,
         produces: ['application/pdf'],
-        response: { 200: Type.Unsafe<Buffer>({ description: 'application/pdf', type: 'string', format: 'binary' }), 401: errorRef, 403: errorRef, 404: errorRef },
+        response: { 200: PdfBody, 401: errorRef, 403: errorRef, 404: errorRef },
       },
     },
-    async (req, reply) => {
-      const { pdf, filename } = await jobTicketPdf(deps, actorOf(req), req.params.id);
-      reply.header('content-type', 'application/pdf');
-      reply.header('content-disposition', `inline; filename="${filename}"`);
-      reply.header('cache-control', 'private, no-cache');
-      return reply.send(pdf);
-    },
+    async (req, reply) => sendPdf(reply, await jobTicketPdf(deps, actorOf(req), req.params.id)),
   );
 }

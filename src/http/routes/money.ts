@@ -7,6 +7,7 @@ import { isCalendarDate } from '../../domain/due.js';
 import { AppError, errors } from '../../errors.js';
 import { presentFiles } from '../../presenters/index.js';
 import { INVOICE_CSV_COLUMNS, invoiceCsvValues, presentInvoice, presentShopSettings } from '../../presenters/money.js';
+import { PdfBody, sendPdf } from '../pdf-reply.js';
 import { actorOf } from '../session.js';
 import { FileUpload, IdParams, NullableString, errorRef } from '../schemas.js';
 import { type App, type RouteContext, documentAccessOf, documentationOnly, withRequestLog } from './context.js';
@@ -116,16 +117,10 @@ export async function moneyRoutes(app: App, { deps, hooks }: RouteContext) {
         summary: 'The proforma invoice as a PDF, made from the priced lines (whoever may see the project)',
         params: IdParams,
         produces: ['application/pdf'],
-        response: { 200: Type.Unsafe<Buffer>({ description: 'application/pdf', type: 'string', format: 'binary' }), 401: errorRef, 404: errorRef, 409: errorRef },
+        response: { 200: PdfBody, 401: errorRef, 404: errorRef, 409: errorRef },
       },
     },
-    async (req, reply) => {
-      const { pdf, filename } = await piPdf(deps, actorOf(req), req.params.id);
-      reply.header('content-type', 'application/pdf');
-      reply.header('content-disposition', `inline; filename="${filename}"`);
-      reply.header('cache-control', 'private, no-cache');
-      return reply.send(pdf);
-    },
+    async (req, reply) => sendPdf(reply, await piPdf(deps, actorOf(req), req.params.id)),
   );
 
   app.post(
