@@ -1,16 +1,17 @@
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { packageRoot } from '../package-root.js';
 
 /**
- * The shop's PDFs are written in IBM Plex Sans Devanagari (OFL-1.1, npm @ibm/plex-sans-devanagari):
+ * The shop's PDFs are written in IBM Plex Sans Devanagari (OFL-1.1, assets/fonts with its licence):
  * one family that covers Latin (with ₹) and Devanagari, so a line mixing an English description and a
  * Hindi one needs no switching of fonts per run; fontkit (inside pdfkit) shapes Devanagari and
- * pdfkit embeds a subset with a ToUnicode map, so text extraction finds the words.
+ * pdfkit embeds a subset with a ToUnicode map, so text extraction finds the words. The two files are
+ * kept in the repository rather than taken from npm: the npm package's postinstall runs IBM's
+ * telemetry, which would report a shop's dependencies from every CI install.
  */
-const require = createRequire(import.meta.url);
-const root = path.join(path.dirname(require.resolve('@ibm/plex-sans-devanagari/package.json')), 'fonts/complete/woff');
+const root = path.join(packageRoot() ?? process.cwd(), 'assets', 'fonts');
 
 export const FONTS = {
   regular: path.join(root, 'IBMPlexSansDevanagari-Regular.woff'),

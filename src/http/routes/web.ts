@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { etagMatches } from '../../domain/previews.js';
 import { acceptedEncoding, varyOnEncoding } from '../compression.js';
+import { packageRoot } from '../../package-root.js';
 import { IndexCache } from '../web-index.js';
 import type { App } from './context.js';
 
@@ -31,13 +31,8 @@ const NOT_BUILT = 'The web app is not built: run `npm run build`';
  * this module (src/http/routes under tsx, dist/src/http/routes once compiled) to package.json.
  */
 export function defaultWebRoot(): string | null {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (fs.existsSync(path.join(dir, 'package.json'))) return path.join(dir, 'dist', 'web');
-    const parent = path.dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
-  }
+  const root = packageRoot();
+  return root && path.join(root, 'dist', 'web');
 }
 
 const acceptsHtml = (req: FastifyRequest) => /\btext\/html\b/.test(req.headers.accept ?? '');
