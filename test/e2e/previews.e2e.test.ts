@@ -48,6 +48,9 @@ else
     test('a thumbnail for the PDF, the type and size for the text; the viewer pages through at 390 px', async () => {
       await page.goto(`${svc.url}/projects/${projectId}`);
       const thumb = page.getByTestId('thumb');
+      // Thumbnails load lazily: on a phone the documents card is below the fold, so scroll to it as a person would.
+      await thumb.first().waitFor({ state: 'attached' });
+      await thumb.first().evaluate((img) => img.scrollIntoView());
       await thumb.first().waitFor();
       await page.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('[data-testid="thumb"]')].every((i) => i.complete && i.naturalWidth > 0));
       assert.equal(await thumb.count(), 1);
