@@ -102,7 +102,7 @@ async function run(dialect: 'sqlite' | 'postgres', postgresUrl?: string): Promis
     const csv = await timedGet(port, '/api/reports.csv?report=outstanding&from=2025-01-01&to=2025-12-31', cookie);
     sampler.stop();
     if (csv.status !== 200) throw new Error(`reports.csv: ${csv.status}`);
-    rows.push(['', `GET /api/reports.csv, RSS at rest → peak (${fmtBytes(csv.bytes)})`, fmtMs(csv.ms), '', '', '', `${fmtBytes(rest)} → ${fmtBytes(sampler.peak)} (+${fmtBytes(sampler.peak - rest)})`]);
+    rows.push(['', `GET /api/reports.csv, RSS at rest → peak (${fmtBytes(csv.bytes)})`, fmtMs(csv.ms), '', '', '', `${fmtBytes(rest)} → ${fmtBytes(sampler.peak)} (${sampler.peak >= rest ? '+' : '−'}${fmtBytes(Math.abs(sampler.peak - rest))}; a peak under the RSS at rest: the collector gave memory back meanwhile)`]);
     return rows;
   } finally {
     await service?.stop();
