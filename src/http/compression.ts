@@ -12,11 +12,16 @@ export type ContentEncoding = (typeof ENCODINGS)[number];
 const gzip = promisify(zlib.gzip);
 const brotli = promisify(zlib.brotliCompress);
 
-/** Compressed on the thread pool; brotli at a quality meant for answers made on the fly. */
-export const compress = (encoding: ContentEncoding, body: string | Buffer): Promise<Buffer> =>
+/**
+ * Compressed on the thread pool. `fly`: for answers made per request (brotli at a middling quality);
+ * `once`: for a body compressed once and served many times (the web app's index.html), at the best ratio.
+ */
+export const compress = (encoding: ContentEncoding, body: string | Buffer, effort: 'fly' | 'once' = 'fly'): Promise<Buffer> =>
   encoding === 'gzip'
-    ? gzip(body)
-    : brotli(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(body) } });
+    ? gzip(body, { level: effort === 'once' ? 9 : zlib.constants.Z_DEFAULT_COMPRESSION })
+    : brotli(body, {
+        params: { [zlib.constants.BROTLI_PARAM_QUALITY]: effort === 'once' ? 11 : 5, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(body) },
+      });
 
 /** The encoding to answer with (brotli before gzip when both are equally welcome), or null for none. */
 export const acceptedEncoding = (req: FastifyRequest): ContentEncoding | null => {

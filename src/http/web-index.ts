@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
-import type { ContentEncoding } from './compression.js';
+import { type ContentEncoding, compress } from './compression.js';
 
 /** How often at most a request starts a look at the file on disk (the answer never waits for it). */
 export const INDEX_RECHECK_MS = 1000;
@@ -61,12 +60,7 @@ export class IndexCache {
       this.#page = null;
       return;
     }
-    const [gzip, br] = await Promise.all([
-      new Promise<Buffer>((resolve, reject) => zlib.gzip(body, { level: 9 }, (err, out) => (err ? reject(err) : resolve(out)))),
-      new Promise<Buffer>((resolve, reject) =>
-        zlib.brotliCompress(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length } }, (err, out) => (err ? reject(err) : resolve(out))),
-      ),
-    ]);
+    const [gzip, br] = await Promise.all([compress('gzip', body, 'once'), compress('br', body, 'once')]);
     this.#page = { body, encoded: { gzip, br }, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
     this.#stamp = stamp;
   }
