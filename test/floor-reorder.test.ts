@@ -43,12 +43,16 @@ test('copies exactly the name, description, customer, delivery address and lines
     [r.name, r.description, r.customerId, r.deliveryAddress, r.pocId, r.status, r.piStatus, r.approval, r.pi, r.paid, r.reference, r.dueDate, r.rush, r.hold],
     ['Annual report', 'Perfect bound', acmeId, 'Dock 4', poc.user.id, 'REQUESTED', 'PENDING', null, null, 0, null, '2027-01-15', false, null],
   );
-  assert.deepEqual(r.repeatOf, { id: o.id, name: 'Annual report' });
+  // The original's job number with its name: the web app writes "Reorder of #N Annual report".
+  assert.deepEqual(r.repeatOf, { id: o.id, name: 'Annual report', number: o.number });
   assert.equal(r.number, o.number + 1);
   assert.deepEqual(r.items.map(({ id: _id, ...l }: { id: string }) => l), o.items.map(({ id: _id, ...l }: { id: string }) => l));
   assert.notEqual(r.items[0].id, o.items[0].id);
   const detail = (await admin.client.get(`/api/projects/${r.id}`)).body;
   assert.deepEqual(detail.files, []);
+  assert.deepEqual(detail.repeatOf, { id: o.id, name: 'Annual report', number: o.number });
+  const listed = (await acmeClient.client.get(`/api/projects?q=%23${r.number}`)).body.items;
+  assert.deepEqual(listed.map((p: { repeatOf: unknown }) => p.repeatOf), [{ id: o.id, name: 'Annual report', number: o.number }]);
   const entries = (await admin.client.get(`/api/activity?entityId=${r.id}`)).body.items;
   assert.deepEqual(entries.map((e: { action: string; details: { repeatOf?: string } }) => [e.action, e.details.repeatOf]), [['PROJECT_CREATED', o.id]]);
 });

@@ -28,6 +28,7 @@ const withNamesOf = (db: DB) =>
       'pi_submitter.name as pi_submitted_by_name',
       'holder.name as hold_by_name',
       'original.name as repeat_of_name',
+      'original.number as repeat_of_number',
     ])
     // Money documents (migration 026): what the totals need (the two states); the latest tax invoice is read per page (invoices.latestFor).
     .select((eb) => ['customer.state_code as customer_state_code', eb.selectFrom('shop_settings').select('shop_settings.gstin').where('shop_settings.id', '=', 'shop').as('shop_gstin')]);

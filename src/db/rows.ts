@@ -71,6 +71,7 @@ export type ProjectRowWithNames = Selectable<ProjectsTable> & {
   customer_name: string | null;
   hold_by_name: string | null;
   repeat_of_name: string | null;
+  repeat_of_number: number | string | null;
   // Money documents (migration 026): read with every project, see db/projects.ts withNamesOf.
   customer_state_code?: string | null;
   shop_gstin?: string | null;
@@ -114,7 +115,7 @@ export const toProjectWithNames = (r: ProjectRowWithNames, { items, paid, proof,
   repeatOfId: r.repeat_of_id,
   pocName: r.poc_name,
   customerName: r.customer_name,
-  repeatOf: r.repeat_of_id !== null && r.repeat_of_name !== null ? { id: r.repeat_of_id, name: r.repeat_of_name } : null,
+  repeatOf: r.repeat_of_id !== null && r.repeat_of_name !== null ? { id: r.repeat_of_id, name: r.repeat_of_name, number: Number(r.repeat_of_number) } : null,
   reference: r.reference,
   dueDate: r.due_date,
   deliveryAddress: r.delivery_address,

@@ -183,8 +183,8 @@ export interface ApprovalWithNames extends Approval {
 /** A project as answers show it: with the names, the job's details and its lines in order. */
 export interface ProjectWithNames extends Omit<Project, 'approval' | 'hold'>, JobDetails {
   hold: (Hold & { byName: string | null }) | null;
-  /** The project this one repeats, with its name (null when it repeats none, or that one is gone). */
-  repeatOf: { id: string; name: string } | null;
+  /** The project this one repeats, with its name and job number (null when it repeats none, or that one is gone). */
+  repeatOf: { id: string; name: string; number: number } | null;
   pocName: string | null;
   customerName: string | null;
   approval: ApprovalWithNames | null;

@@ -39,13 +39,13 @@ test('what the ticket says: #number, the due date as the shop writes it, the hol
   const full = ticketData({
     ...input,
     approvedProof: 3,
-    project: { ...base, rush: true, dueDate: '2026-12-03', hold: { reason: 'Paper', since: '2026-11-27T05:00:00.000Z', byId: 'a', byName: 'Ravi' }, items: [{ ...item, unitPrice: 250, gstRate: 18, hsnSac: '4911' }], repeatOf: { id: 'p0', name: 'Old cards' } },
+    project: { ...base, rush: true, dueDate: '2026-12-03', hold: { reason: 'Paper', since: '2026-11-27T05:00:00.000Z', byId: 'a', byName: 'Ravi' }, items: [{ ...item, unitPrice: 250, gstRate: 18, hsnSac: '4911' }], repeatOf: { id: 'p0', name: 'Old cards', number: 1001 } },
   });
   assert.equal(full.rush, true);
   assert.equal(full.hold, 'Paper (since 27 Nov 2026, 10:30, by Ravi)');
   assert.equal(Object.fromEntries(full.facts)['Due date'], '3 Dec 2026');
   assert.equal(Object.fromEntries(full.facts)['Approved proof'], 'v3');
-  assert.equal(Object.fromEntries(full.facts)['Repeat of'], 'Old cards');
+  assert.equal(Object.fromEntries(full.facts)['Repeat of'], '#1001 Old cards');
   assert.equal(full.priced, true);
   assert.equal(full.lines[0]!.price, '₹2.50 each\nGST 18%\nHSN/SAC 4911');
 });

@@ -1,6 +1,6 @@
 import { type AppError, errors } from '../errors.js';
 import type { TicketData } from '../pdf/layouts/ticket.js';
-import { STAGE_LABELS, stageOf } from './labels.js';
+import { STAGE_LABELS, jobName, stageOf } from './labels.js';
 import type { Actor, ProjectWithNames } from './model.js';
 import { formatMoney, formatShopDate, formatShopDateTime } from './shop-format.js';
 import { maySeeProject } from './visibility.js';
@@ -51,7 +51,7 @@ export function ticketData({ project: p, shopName, publicUrl, approvedProof, cur
       ['Owner', p.pocName ?? 'Unknown'],
       ['Approved proof', approvedProof === null ? 'None approved' : `v${approvedProof}`],
       ['Ordered', formatShopDateTime(p.createdAt, timeZone)],
-      ...(p.repeatOf ? [['Repeat of', p.repeatOf.name] as [string, string]] : []),
+      ...(p.repeatOf ? [['Repeat of', jobName(p.repeatOf)] as [string, string]] : []),
     ],
     deliveryAddress: p.deliveryAddress,
     priced,

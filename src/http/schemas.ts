@@ -215,7 +215,12 @@ export const Project = Type.Object({
       byName: NullableString(),
     }, { description: 'why the project is on hold, since when and by whom; null when it is not' }),
   ),
-  repeatOf: Nullable(Type.Object({ id: Type.String(), name: Type.String() }, { description: 'the project this one repeats (a reorder)' })),
+  repeatOf: Nullable(
+    Type.Object(
+      { id: Type.String(), name: Type.String(), number: Type.Integer({ description: "the original's job number (#N), as the web app names it" }) },
+      { description: 'the project this one repeats (a reorder)' },
+    ),
+  ),
   proof: Nullable(
     Type.Object(
       { id: Type.String(), version: Type.Integer(), status: enumOf(PROOF_STATUSES) },

@@ -111,7 +111,7 @@ export const presentProject = (p: ProjectWithNames, today: string, viewer?: Pick
   balance: balanceOf(p.pi, p.paid),
   rush: p.rush,
   hold: p.hold && { reason: p.hold.reason, since: p.hold.since, byId: p.hold.byId, byName: p.hold.byName },
-  repeatOf: p.repeatOf && { id: p.repeatOf.id, name: p.repeatOf.name },
+  repeatOf: p.repeatOf && { id: p.repeatOf.id, name: p.repeatOf.name, number: p.repeatOf.number },
   proof: p.proof ? { id: p.proof.id, version: p.proof.version, status: p.proof.status } : null,
   totals: projectTotalsOf(p, currency),
   invoice: p.invoice ? { number: p.invoice.number, date: p.invoice.date, total: p.invoice.total, fileId: p.invoice.fileId, voided: p.invoice.voided } : null,

@@ -143,12 +143,22 @@ else {
       assert.equal(created.repeatOf.id, id);
       assert.ok(created.number > number);
       await jobTitle(page, created.number, 'Wedding cards').waitFor();
-      await page.getByTestId('repeat-of').getByRole('link', { name: 'Wedding cards' }).waitFor();
+      // The original named as everywhere else: its job number, then its name.
+      await page.getByTestId('repeat-of').getByRole('link', { name: `#${number} Wedding cards`, exact: true }).waitFor();
+      assert.equal((await page.getByTestId('repeat-of').textContent())?.replace(/\s+/g, ' ').trim(), `Reorder of #${number} Wedding cards`);
       await page.getByTestId('job-lines').getByText('Invitation, folded').waitFor();
       await page.getByTestId('job-lines').getByText('RSVP card').waitFor();
       assert.equal(await page.getByTestId('job-reference').textContent(), '—', 'the reference is the new order’s, none sent');
       await assertAccessible(page, 'the reordered project');
       await screenshot(page, 'floor-reorder-1280');
+      // On a phone the line under the title fits, with the number.
+      const phone = await t.window({ viewport: { width: 390, height: 844 }, problems, who: 'reorder-phone', expected: [SESSION_CHECK] });
+      await t.signIn(phone, ADMIN);
+      await phone.goto(`${t.svc.url}/projects/${newId}`);
+      await phone.getByTestId('repeat-of').getByRole('link', { name: `#${number} Wedding cards`, exact: true }).waitFor();
+      assert.equal(await sidewaysOverflow(phone), 0, 'the reordered project fits 390 px');
+      await screenshot(phone, 'floor-reorder-390');
+      await phone.close();
       // The dashboard's "Awaiting your decision" and its activity lines name it #N.
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard', exact: true }).click();
       await page.getByTestId('waiting').getByRole('link', { name: `#${created.number} Wedding cards` }).waitFor();

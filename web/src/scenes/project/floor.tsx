@@ -17,7 +17,10 @@ export function TitleBadges({ project: p }: { project: Project }) {
       <FloorBadges project={p} />
       {p.repeatOf && (
         <span className="muted small-text" data-testid="repeat-of">
-          Reorder of <Link href={`/projects/${p.repeatOf.id}`}>{p.repeatOf.name}</Link>
+          Reorder of{' '}
+          <Link href={`/projects/${p.repeatOf.id}`}>
+            <JobNumber number={p.repeatOf.number} /> {p.repeatOf.name}
+          </Link>
         </span>
       )}
     </div>
