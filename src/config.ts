@@ -68,6 +68,8 @@ export interface Config {
   currency: string;
   /** Document previews (GET /api/projects/:id/files/:fileId/preview): the disk cache's bound and the rendering's. */
   previews: { cacheBytes: number; concurrency: number; timeoutMs: number; memoryBytes: number; maxWaiting: number };
+  /** The shop's PDFs (src/pdf): PDF_MAX_WAITING, the renderer's queue: documents waiting for a thread (each passes through it, so at least 1); more get 503. */
+  pdf: { maxWaiting: number };
   /**
    * The morning due-date digest (jobs.ts): from DUE_DIGEST_HOUR (0–23, in TIMEZONE) each day, looked
    * for every DUE_DIGEST_CHECK_MS; null when DUE_DIGEST_HOUR=off (no digest on this instance).
@@ -157,6 +159,9 @@ type Env = Record<string, string | undefined>;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Reads and validates the configuration; throws {@link ConfigError} naming the bad variable. */
+/** PDF_MAX_WAITING's default, also the renderer's when built without a configuration (tests). */
+export const PDF_MAX_WAITING_DEFAULT = 100;
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const dataDir = path.resolve(text(env, 'DATA_DIR') ?? './data');
@@ -240,6 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
       memoryBytes: integer(env, 'PREVIEW_MEMORY_MB', 512, 128, 16_384) * 1024 * 1024,
       maxWaiting: integer(env, 'PREVIEW_MAX_WAITING', 100, 0, 100_000),
     },
+    pdf: { maxWaiting: integer(env, 'PDF_MAX_WAITING', PDF_MAX_WAITING_DEFAULT, 1, 100_000) },
     dueDigest: parseDueDigest(env),
     webhooks: {
       allowPrivateTargets: flag(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),

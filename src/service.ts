@@ -43,7 +43,7 @@ export async function openDeps(config: Config, log: Log): Promise<Deps> {
     metrics?.watchWebhooks(() => store.webhookDeliveries.stats());
     metrics?.watchGroupCommit(store.groupCommits);
     const webhooks = new WebhookDispatcher(store, config, log.child({ component: 'webhooks' }));
-    const deps: Deps = { config, log, database, store, storage, realtime, mail, webhooks, metrics, clock: systemClock, previews, pdf: new PdfRenderer() };
+    const deps: Deps = { config, log, database, store, storage, realtime, mail, webhooks, metrics, clock: systemClock, previews, pdf: new PdfRenderer({ maxWaiting: config.pdf.maxWaiting }) };
     if (config.admin) await ensureAdmin(deps, config.admin);
     return deps;
   } catch (err) {

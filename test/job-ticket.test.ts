@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import jsQRModule from 'jsqr';
+import { ConfigError, loadConfig } from '../src/config.js';
 import { newId } from '../src/ids.js';
 import { finish, newDocument } from '../src/pdf/document.js';
 import { PdfRenderer } from '../src/pdf/index.js';
@@ -17,7 +18,7 @@ import { ticketData } from '../src/domain/ticket.js';
 import { pagePixels } from './helpers/pdf-image.js';
 import { hasWordLetters, pdfPages } from './helpers/pdf-text.js';
 import { type Someone, startJobService } from './helpers/projects.js';
-import type { Client, TestService } from './helpers/service.js';
+import { type Client, type TestService, startTestService } from './helpers/service.js';
 
 // jsQR is CommonJS: its function is the module itself (and its `default`); the types declare only the default.
 const jsQR = jsQRModule as unknown as typeof jsQRModule.default;
@@ -240,6 +241,29 @@ describe("one user's flood of PDFs", () => {
     } finally {
       svc.deps.pdf = shared;
       small.close();
+    }
+  });
+});
+
+describe('PDF_MAX_WAITING: the renderer\'s queue', () => {
+  test('validated once at start: default 100 (the renderer\'s own), a whole number from 1 to 100000, anything else stops start-up naming it', () => {
+    assert.equal(loadConfig({}).pdf.maxWaiting, 100);
+    assert.equal(loadConfig({}).pdf.maxWaiting, new PdfRenderer().limits.maxWaiting);
+    assert.equal(loadConfig({ PDF_MAX_WAITING: '1' }).pdf.maxWaiting, 1);
+    assert.equal(loadConfig({ PDF_MAX_WAITING: '100000' }).pdf.maxWaiting, 100_000);
+    // 0 would refuse every document: each one passes through the queue on its way to a thread.
+    for (const bad of ['0', '-1', '2.5', 'many', '100001', '1e3x']) {
+      assert.throws(() => loadConfig({ PDF_MAX_WAITING: bad }), (err: Error) => err instanceof ConfigError && err.message === `PDF_MAX_WAITING must be a whole number from 1 to 100000, got "${bad}"`, bad);
+    }
+  });
+
+  test('the service\'s renderer takes it', async () => {
+    assert.equal(svc.deps.pdf.limits.maxWaiting, 100);
+    const other = await startTestService({ env: { PDF_MAX_WAITING: '7' } });
+    try {
+      assert.equal(other.deps.pdf.limits.maxWaiting, 7);
+    } finally {
+      await other.close();
     }
   });
 });

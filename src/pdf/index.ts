@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { PDF_MAX_WAITING_DEFAULT } from '../config.js';
 import { AppError } from '../errors.js';
 import { FairQueue, perOwnerShare } from '../previews/fair-queue.js';
 import type { LayoutData, LayoutName } from './layouts/index.js';
@@ -23,7 +24,7 @@ export interface PdfLimits {
 // A thread per core but one (the event loop keeps a core of its own), at least one, at most four.
 // 60 s: a 50-line document takes tens of milliseconds of CPU (fonts.ts, long-words.ts), many times that on a
 // machine shared by busy processes, and a bound is for what nobody foresaw.
-export const DEFAULT_PDF_LIMITS: PdfLimits = { concurrency: Math.max(1, Math.min(4, availableParallelism() - 1)), timeoutMs: 60_000, maxWaiting: 100 };
+export const DEFAULT_PDF_LIMITS: PdfLimits = { concurrency: Math.max(1, Math.min(4, availableParallelism() - 1)), timeoutMs: 60_000, maxWaiting: PDF_MAX_WAITING_DEFAULT };
 
 // Built, the worker is worker.js beside this file. Under tsx (tests, npm run dev) it is worker.ts, and a
 // worker thread does not inherit tsx's loader: the thread registers it before importing the worker.
@@ -146,6 +147,11 @@ export class PdfRenderer {
   readonly #limits: PdfLimits;
   #nextId = 1;
   #closed = false;
+
+  /** The limits in force (PDF_MAX_WAITING's wiring is checked through it). */
+  get limits(): Readonly<PdfLimits> {
+    return this.#limits;
+  }
 
   constructor(limits: Partial<PdfLimits> = {}) {
     this.#limits = { ...DEFAULT_PDF_LIMITS, ...limits };
