@@ -1,5 +1,5 @@
 import { TOKEN_SCOPES } from '../domain/api-tokens.js';
-import { Type } from '@fastify/type-provider-typebox';
+import { type TProperties, Type } from '@fastify/type-provider-typebox';
 import { ITEMS, ITEM_MAX_LENGTH, MAX_LENGTH } from '../domain/limits.js';
 import { MAX_AMOUNT } from '../domain/money.js';
 import { APPROVAL_STATUSES, DOCUMENT_TYPES, PI_STATUSES, PROJECT_STATUSES, ROLES } from '../domain/model.js';
@@ -307,6 +307,15 @@ export const pageOf = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
 
 export const Limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 }));
 export const IdParams = Type.Object({ id: Type.String() });
+
+/**
+ * A GET's query string: the parameters it names and no others. An unknown one is refused by the
+ * validator, `400 {"error": "querystring.<name> is not a known field"}`, so a misspelt filter is
+ * not silently ignored (`?stauts=APPROVED` listing everything). The specification's GET /api/team keeps its own.
+ */
+export const QueryOf = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
+/** A GET that takes no query parameters: any is refused as above. */
+export const NoQuery = QueryOf({});
 
 /** The email categories a user can switch off (mail/rules.ts), each true while received. */
 const emailPreferenceFields = {

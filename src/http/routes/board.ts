@@ -2,7 +2,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import { boardOf } from '../../actions/board.js';
 import { presentProject } from '../../presenters/index.js';
 import { actorOf } from '../session.js';
-import { Project, errorRef } from '../schemas.js';
+import { Project, QueryOf, errorRef } from '../schemas.js';
 import type { App, RouteContext } from './context.js';
 
 const BoardCard = Type.Object({
@@ -21,10 +21,7 @@ export async function boardRoutes(app: App, { deps, hooks }: RouteContext) {
         operationId: 'getBoard',
         summary: "The board's cards: open projects and those delivered in the last 14 days, in sort=priority order, each with its allowed actions",
         description: 'ADMIN and POC (a POC sees their own projects; an ADMIN everyone\'s, narrowed by pocId or customerId); a CLIENT 403.',
-        querystring: Type.Object(
-          { pocId: Type.Optional(Type.String()), customerId: Type.Optional(Type.String()) },
-          { additionalProperties: false },
-        ),
+        querystring: QueryOf({ pocId: Type.Optional(Type.String()), customerId: Type.Optional(Type.String()) }),
         response: {
           200: Type.Object({
             today: Type.String({ description: 'today in TIMEZONE (YYYY-MM-DD), what overdue is judged against' }),

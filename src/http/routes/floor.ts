@@ -8,7 +8,7 @@ import type { Actor } from '../../domain/model.js';
 import { presentProject } from '../../presenters/index.js';
 import { PdfBody, sendPdf } from '../pdf-reply.js';
 import { actorOf } from '../session.js';
-import { IdParams, NullableString, Project, errorRef } from '../schemas.js';
+import { IdParams, NoQuery, NullableString, Project, errorRef } from '../schemas.js';
 import { type App, type RouteContext, withRequestLog } from './context.js';
 
 /** The floor's routes (interface.md, "Holds, rush, reorders" and "The job ticket"). */
@@ -80,8 +80,9 @@ export async function floorRoutes(app: App, { deps, hooks }: RouteContext) {
         operationId: 'getJobTicketPdf',
         summary: "The job ticket as a PDF: the press's work order on A4, every line with all its fields, a QR code of the project's address (ADMIN or the owner; a CLIENT who may see the project 403, anyone who may not 404)",
         params: IdParams,
+        querystring: NoQuery,
         produces: ['application/pdf'],
-        response: { 200: PdfBody, 401: errorRef, 403: errorRef, 404: errorRef },
+        response: { 200: PdfBody, 400: errorRef, 401: errorRef, 403: errorRef, 404: errorRef },
       },
     },
     async (req, reply) => sendPdf(reply, await jobTicketPdf(deps, actorOf(req), req.params.id)),

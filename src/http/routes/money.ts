@@ -9,7 +9,7 @@ import { presentFiles } from '../../presenters/index.js';
 import { INVOICE_CSV_COLUMNS, invoiceCsvValues, presentInvoice, presentShopSettings } from '../../presenters/money.js';
 import { PdfBody, sendPdf } from '../pdf-reply.js';
 import { actorOf } from '../session.js';
-import { FileUpload, IdParams, NullableString, errorRef } from '../schemas.js';
+import { FileUpload, IdParams, NoQuery, NullableString, QueryOf, errorRef } from '../schemas.js';
 import { type App, type RouteContext, documentAccessOf, documentationOnly, withRequestLog } from './context.js';
 
 const ShopSettings = Type.Object({
@@ -55,7 +55,7 @@ const InvoiceLine = Type.Object({
   voidedAt: NullableString({ format: 'date-time', description: 'when its document was withdrawn' }),
 });
 
-const RegisterQuery = Type.Object({
+const RegisterQuery = QueryOf({
   from: Type.Optional(Type.String({ description: 'invoice date from, YYYY-MM-DD (inclusive)' })),
   to: Type.Optional(Type.String({ description: 'invoice date to, YYYY-MM-DD (inclusive)' })),
   cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
@@ -87,7 +87,13 @@ export async function moneyRoutes(app: App, { deps, hooks }: RouteContext) {
     '/api/settings/shop',
     {
       onRequest: hooks.requireSession,
-      schema: { tags: ['money'], operationId: 'getShopSettings', summary: "The shop's settings (printed on its documents): everyone signed in", response: { 200: ShopSettings, 401: errorRef } },
+      schema: {
+        tags: ['money'],
+        operationId: 'getShopSettings',
+        summary: "The shop's settings (printed on its documents): everyone signed in",
+        querystring: NoQuery,
+        response: { 200: ShopSettings, 400: errorRef, 401: errorRef },
+      },
     },
     async () => presentShopSettings(await getShopSettings(deps)),
   );
@@ -116,8 +122,9 @@ export async function moneyRoutes(app: App, { deps, hooks }: RouteContext) {
         operationId: 'getProformaInvoicePdf',
         summary: 'The proforma invoice as a PDF, made from the priced lines (whoever may see the project)',
         params: IdParams,
+        querystring: NoQuery,
         produces: ['application/pdf'],
-        response: { 200: PdfBody, 401: errorRef, 404: errorRef, 409: errorRef },
+        response: { 200: PdfBody, 400: errorRef, 401: errorRef, 404: errorRef, 409: errorRef },
       },
     },
     async (req, reply) => sendPdf(reply, await piPdf(deps, actorOf(req), req.params.id)),
@@ -186,7 +193,7 @@ export async function moneyRoutes(app: App, { deps, hooks }: RouteContext) {
         operationId: 'exportInvoicesCsv',
         summary: 'The invoice register as CSV (ADMIN), with the filters and order of GET /api/invoices',
         description: `UTF-8 with a byte-order mark, RFC 4180. Columns: ${INVOICE_CSV_COLUMNS.join(', ')}; amounts in major units.`,
-        querystring: Type.Object({ from: RegisterQuery.properties.from, to: RegisterQuery.properties.to }),
+        querystring: QueryOf({ from: RegisterQuery.properties.from, to: RegisterQuery.properties.to }),
         produces: ['text/csv'],
         response: { 200: Type.Unsafe<string>({ description: 'the CSV (text/csv; charset=utf-8)', type: 'string' }), 400: errorRef, 401: errorRef, 403: errorRef },
       },

@@ -15,7 +15,7 @@ import { AppError, errors } from '../../errors.js';
 import { presentFiles, presentPayment, presentProject } from '../../presenters/index.js';
 import { PROJECT_CSV_COLUMNS } from '../../presenters/projects-csv.js';
 import { actorOf } from '../session.js';
-import { CustomerIdInput, IdParams, JobInput, Limit, NullableString, Payment, PaymentInput, PiSubmission, Project, ProjectDetail, enumOf, errorRef, pageOf } from '../schemas.js';
+import { CustomerIdInput, IdParams, JobInput, Limit, NullableString, Payment, PaymentInput, PiSubmission, Project, ProjectDetail, QueryOf, enumOf, errorRef, pageOf } from '../schemas.js';
 import { type App, type RouteContext, documentAccessOf, withRequestLog } from './context.js';
 
 /** The lifecycle actions whose body is at most a note: submit-pi carries the PI's figures, on a route of its own. */
@@ -98,7 +98,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
       schema: {
         tags: ['projects'],
         summary: 'Projects the caller may see, newest first or by due date',
-        querystring: Type.Object({
+        querystring: QueryOf({
           ...LIST_FILTERS,
           limit: Limit,
           cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page, with the same sort' })),
@@ -124,7 +124,7 @@ export async function projectRoutes(app: App, { deps, hooks }: RouteContext) {
         description:
           'UTF-8 with a byte-order mark, RFC 4180, a header line then one line per project; values beginning with =, +, - or @ are prefixed with \'. ' +
           `Columns: ${PROJECT_CSV_COLUMNS.join(', ')}; amounts in the currency's major units (125000.00 for INR). Streamed page by page as the client reads.`,
-        querystring: Type.Object(LIST_FILTERS),
+        querystring: QueryOf(LIST_FILTERS),
         produces: ['text/csv'],
         response: { 200: Type.Unsafe<string>({ description: 'the CSV (text/csv; charset=utf-8)', type: 'string' }), 400: errorRef, 401: errorRef },
       },

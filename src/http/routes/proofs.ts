@@ -10,7 +10,7 @@ import { presentLinkedProof, presentProof, presentProofLink } from '../../presen
 import { readProofForm } from '../../uploads/proof-form.js';
 import { PreviewQuery, previewRequestOf, sendPreview } from '../previews.js';
 import { actorOf } from '../session.js';
-import { IdParams, errorRef } from '../schemas.js';
+import { IdParams, NoQuery, errorRef } from '../schemas.js';
 import { LinkedProof, Proof, ProofLinkSent, ProofLinkView } from '../proof-schemas.js';
 import { type App, type RouteContext, documentAccessOf, documentationOnly, withRequestLog } from './context.js';
 
@@ -79,7 +79,8 @@ export async function proofRoutes(app: App, { deps, hooks }: RouteContext) {
         operationId: 'listProofs',
         summary: "A project's proofs, newest first, for whoever may see the project",
         params: IdParams,
-        response: { 200: Type.Object({ items: Type.Array(Proof) }), 401: errorRef, 404: errorRef },
+        querystring: NoQuery,
+        response: { 200: Type.Object({ items: Type.Array(Proof) }), 400: errorRef, 401: errorRef, 404: errorRef },
       },
     },
     async (req) => ({ items: (await listProofs(deps, actorOf(req), req.params.id)).map((p) => presentProof(p, access)) }),

@@ -3,7 +3,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import { REPORT_CSVS, REPORT_CSV_COLUMNS, type ReportCsv, reportCsvFilename, reportCsvLines, shopReport } from '../../actions/reports.js';
 import { AGING_BUCKETS } from '../../domain/reports.js';
 import { actorOf } from '../session.js';
-import { NullableString, errorRef } from '../schemas.js';
+import { NullableString, QueryOf, errorRef } from '../schemas.js';
 import type { App, RouteContext } from './context.js';
 
 /** Whole minor units; a sum past 2^53 is answered as its digits, never rounded. */
@@ -56,7 +56,7 @@ export async function reportRoutes(app: App, { deps, hooks }: RouteContext) {
         operationId: 'getReports',
         summary: 'On-time delivery, turnaround, orders and money by month, outstanding by customer and aging (ADMIN)',
         description: "Dates in TIMEZONE; amounts in whole minor units of the CURRENCY setting's currency, other currencies counted apart. Figures are as of `to`.",
-        querystring: Type.Object(Range),
+        querystring: QueryOf(Range),
         response: { 200: Report, 400: errorRef, 401: errorRef, 403: errorRef },
       },
     },
@@ -74,7 +74,7 @@ export async function reportRoutes(app: App, { deps, hooks }: RouteContext) {
         description:
           `The export's CSV rules (UTF-8 with a byte-order mark, RFC 4180, formula prefixes); amounts in major units. ` +
           `byMonth: ${REPORT_CSV_COLUMNS.byMonth.join(', ')}; outstanding: ${REPORT_CSV_COLUMNS.outstanding.join(', ')}.`,
-        querystring: Type.Object({ report: Type.Unsafe<ReportCsv>({ type: 'string', enum: [...REPORT_CSVS] }), ...Range }),
+        querystring: QueryOf({ report: Type.Unsafe<ReportCsv>({ type: 'string', enum: [...REPORT_CSVS] }), ...Range }),
         produces: ['text/csv'],
         response: { 200: Type.Unsafe<string>({ description: 'the CSV (text/csv; charset=utf-8)', type: 'string' }), 400: errorRef, 401: errorRef, 403: errorRef },
       },
