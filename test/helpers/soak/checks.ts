@@ -211,6 +211,9 @@ export async function checkSse(db: SoakDb, clients: { client: SseClient; admin: 
   }
 }
 
+/** What the load does that emails the other side: the POC hears of the admin's uploads, payments and comments, the admin of the POC's comments. */
+const MAILED_ACTIONS = ['PROJECT_APPROVED', 'PO_UPLOADED', 'PAYMENT_RECORDED', 'COMMENT_ADDED'];
+
 /** Emails still to send (the drain waits for none). */
 export async function outboxPending(db: SoakDb): Promise<number> {
   const [row] = await db.rows<{ n: string }>("select count(*) as n from outbox where status = 'pending'");
@@ -222,6 +225,17 @@ export async function checkMail(db: SoakDb, smtp: TestSmtpServer, report: Report
   const byStatus = await db.rows<{ status: string; n: string }>('select status, count(*) as n from outbox group by status order by status');
   const counts = Object.fromEntries(byStatus.map((r) => [r.status, Number(r.n)]));
   const sentTo = await db.rows<{ email: string; n: string }>("select u.email, count(*) as n from outbox o join users u on u.id = o.recipient_id where o.status = 'sent' group by u.email");
+  // Every change that emails someone (the soak's admin and POCs email each other) has its event in some outbox row.
+  const keyOf = (action: string, details: Record<string, unknown>) => `${action}/${String(details.paymentId ?? details.commentId ?? details.filename ?? '')}`;
+  const queued = new Set<string>();
+  for (const r of await db.rows<{ events: unknown }>('select events from outbox')) {
+    const events = (typeof r.events === 'string' ? JSON.parse(r.events) : r.events) as { action: string; details: Record<string, unknown> }[];
+    for (const e of events) queued.add(keyOf(e.action, e.details ?? {}));
+  }
+  const changes = await db.rows<{ action: string; details: unknown }>("select action, details from activity_log where action = any($1)", [MAILED_ACTIONS]);
+  const unqueued = changes.filter((c) => !queued.has(keyOf(c.action, detailsOf(c.details)))).length;
+  report.lines.push(`changes that email someone: ${changes.length}; with their email in the outbox: ${changes.length - unqueued}`);
+  if (unqueued) report.failures.push(`${unqueued} change(s) that email someone have no email in the outbox`);
   let notArrived = 0;
   for (const r of sentTo) notArrived += Math.max(0, Number(r.n) - smtp.to(r.email).length);
   const sent = counts.sent ?? 0;
