@@ -76,6 +76,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       MAIL_RETRY_MAX_MS: '2000',
       // Each restart reconciles what a kill left older than this (an upload in flight is younger).
       RECONCILE_GRACE_MS: '60000',
+      // The AWS SDK's notice about Node 22, printed by every start otherwise (a dozen starts a run).
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       ...s3.env(front.endpoint),
     };
     const a = await testConfig({ postgresUrl: options.postgresUrl, env: shared });
