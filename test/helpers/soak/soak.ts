@@ -25,7 +25,7 @@ export interface SoakOptions {
   killEveryMs: number;
   postgresUrl: string;
   redisUrl: string;
-  /** The longest the drain waits for deliveries, emails and streams to catch up (default 180 s). */
+  /** The longest the drain waits for deliveries, emails and streams to catch up (default 300 s). */
   drainMs?: number;
   /** The instances' LOG_LEVEL (default error). */
   logLevel?: string;
@@ -136,14 +136,27 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
     // The drain: each endpoint's deliveries, the outbox and every stream catch up (bounded).
     log('load stopped; draining webhooks, emails and streams');
+    for (const c of clients) c.client.settle();
     const ids = await eventIds(db);
-    const drainUntil = Date.now() + (options.drainMs ?? 180_000);
-    for (;;) {
+    const drainStarted = Date.now();
+    let drained = '';
+    for (let round = 0; ; round++) {
       const events = await webhookEvents(db);
       const pending = await outboxPending(db);
-      let caughtUp = true;
-      for (const c of clients) if (!sseCaughtUp(ids, c.client, await visibleSeqs(db, c.client.userId, c.admin))) caughtUp = false;
-      if ((webhooksDelivered(events, endpoints) && pending === 0 && caughtUp) || Date.now() > drainUntil) break;
+      const behind = [];
+      for (const c of clients) if (!sseCaughtUp(ids, c.client, await visibleSeqs(db, c.client.userId, c.admin))) behind.push(c.client.name);
+      const undelivered = endpoints.map((e) => events.length - new Set(e.receiver.received.map((r) => String(r.headers['webhook-id']))).size);
+      const elapsed = Math.round((Date.now() - drainStarted) / 1000);
+      const state = `webhook events not yet delivered per endpoint: ${undelivered.join(', ')}; emails pending: ${pending}; streams behind: ${behind.join(', ') || 'none'}`;
+      if (webhooksDelivered(events, endpoints) && pending === 0 && !behind.length) {
+        drained = `drained in ${elapsed} s after the load stopped (webhooks, emails, streams)`;
+        break;
+      }
+      if (Date.now() - drainStarted > (options.drainMs ?? 300_000)) {
+        drained = `drain given up after ${elapsed} s: ${state}`;
+        break;
+      }
+      if (round % 15 === 0) log(`drain, ${elapsed} s: ${state}`);
       await sleep(1000);
     }
     streams.abort();
@@ -155,6 +168,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     log(`reconciler: ${fsck.summary}`);
 
     report.lines.push(`ran ${options.seconds} s with ${cluster.kills.length} SIGKILLs (${cluster.kills.map((k) => `${k.instance}@${k.atSecond}s`).join(' ') || 'none'})`);
+    report.lines.push(drained);
     for (const [op, s] of Object.entries(load.ops)) {
       const other = Object.entries(s.other)
         .map(([status, n]) => `${n}×${status}`)

@@ -28,6 +28,7 @@ export class SseClient {
   cut = 0;
   #request: http.ClientRequest | undefined;
   #running: Promise<void> | undefined;
+  #settled = false;
 
   constructor(
     readonly name: string,
@@ -39,11 +40,19 @@ export class SseClient {
   /** The last id received (with or without an event), as EventSource keeps it. */
   lastId: string | undefined;
 
+  /**
+   * From now on the next stream is held until stop() (the drain: reading to the end of the log).
+   * Hopping on would keep requests coming in, and with them the webhook dispatcher at its share of the loop (webhooks/loop-share.ts).
+   */
+  settle(): void {
+    this.#settled = true;
+  }
+
   start(signal: AbortSignal): void {
     this.#running = (async () => {
       while (!signal.aborted) {
-        // Each stream lives 3–15 s unless its instance dies first.
-        await this.#connectOnce(signal, 3000 + Math.random() * 12_000);
+        // Each stream lives 3–15 s unless its instance dies first (or, settled, until stop()).
+        await this.#connectOnce(signal, this.#settled ? 3_600_000 : 3000 + Math.random() * 12_000);
         await sleep(100 + Math.random() * 400, signal);
       }
     })();
