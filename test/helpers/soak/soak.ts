@@ -127,10 +127,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const load = new Load(cluster, { admin, pocs: pocs.map((p) => p.cookie), projects });
     log(`load and chaos for ${options.seconds} s, a SIGKILL every ${options.killEveryMs / 1000} s`);
     const loadDone = load.run(running.signal);
-    const chaosDone = runChaos(cluster, options.killEveryMs, running.signal, log);
-    await sleep(options.seconds * 1000);
+    let chaosFailed: unknown;
+    // Held until the load ends (an instance that never came back is the soak's failure, reported then).
+    const chaosDone = runChaos(cluster, options.killEveryMs, running.signal, log).catch((err: unknown) => {
+      chaosFailed = err;
+      running.abort();
+    });
+    await sleep(options.seconds * 1000, running.signal);
     running.abort();
     await chaosDone;
+    if (chaosFailed) throw chaosFailed;
     await loadDone;
     await cluster.ensureUp();
 
