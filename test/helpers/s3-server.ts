@@ -147,7 +147,8 @@ export type FrontPlan =
 /**
  * An HTTP front for an S3Server that behaves like AWS S3 where s3rver does not: a write with
  * `If-None-Match: *` (PutObject, CompleteMultipartUpload) to a key that exists answers 412
- * PreconditionFailed, and AbortMultipartUpload, ListMultipartUploads (with a prefix) and ListParts work (the last for @tus/s3-store). It records every request, and can stage the
+ * PreconditionFailed, AbortMultipartUpload, ListMultipartUploads (with a prefix) and ListParts work (the last for @tus/s3-store), and
+ * ListObjectsV2 pages past 1,000 keys. It records every request, and can stage the
  * races above or fail UploadPart.
  */
 export interface S3Front {
@@ -243,6 +244,29 @@ export async function startS3Front(s3: S3Server): Promise<S3Front> {
         res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<ListMultipartUploadsResult><Bucket>${s3.bucket}</Bucket><IsTruncated>false</IsTruncated>${entries}</ListMultipartUploadsResult>`);
         return;
       }
+      if (!object && req.method === 'GET' && url.searchParams.get('list-type') === '2' && !url.searchParams.has('delimiter')) {
+        // s3rver's own listing fails past one page (its continuation token is DES, which OpenSSL 3 no longer offers): paged here, by key.
+        const prefix = url.searchParams.get('prefix') ?? '';
+        const maxKeys = Math.min(1000, Number(url.searchParams.get('max-keys') ?? 1000));
+        const token = url.searchParams.get('continuation-token');
+        const after = token ? Buffer.from(token, 'base64url').toString('utf8') : (url.searchParams.get('start-after') ?? '');
+        const matching = s3.keys().filter((k) => k.startsWith(prefix) && k > after);
+        const page = matching.slice(0, maxKeys);
+        const truncated = matching.length > page.length;
+        const entries = page
+          .map((key) => {
+            const stat = fs.statSync(path.join(s3.dir, s3.bucket, ...key.split('/')) + OBJECT_SUFFIX, { throwIfNoEntry: false });
+            return stat ? `<Contents><Key>${xmlEscape(key)}</Key><LastModified>${stat.mtime.toISOString()}</LastModified><Size>${stat.size}</Size><StorageClass>STANDARD</StorageClass></Contents>` : '';
+          })
+          .join('');
+        const next = truncated ? `<NextContinuationToken>${Buffer.from(page.at(-1)!).toString('base64url')}</NextContinuationToken>` : '';
+        req.resume();
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        res.end(
+          `<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult><Name>${s3.bucket}</Name><Prefix>${xmlEscape(prefix)}</Prefix><KeyCount>${page.length}</KeyCount><MaxKeys>${maxKeys}</MaxKeys><IsTruncated>${truncated}</IsTruncated>${next}${entries}</ListBucketResult>`,
+        );
+        return;
+      }
       if (object && req.method === 'GET' && url.searchParams.has('uploadId')) {
         const parts = s3.uploadParts(url.searchParams.get('uploadId')!);
         if (!parts) return answer(req, res, 404, 'NoSuchUpload', 'The specified upload does not exist.');
@@ -278,6 +302,8 @@ export async function startS3Front(s3: S3Server): Promise<S3Front> {
   front.endpoint = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
   return front;
 }
+
+const xmlEscape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** SHA-256 (keyed: HMAC) as the AWS signers take it. */
 class Sha256 {
