@@ -130,7 +130,8 @@ export class GroupCommit<S> {
                 outcomes[i] = { ok: true, value: await queued.unit(store) };
               } catch (err) {
                 // Its writes can only be undone with everyone's (and PostgreSQL refuses further statements): its failure is its answer, the others run again alone.
-                outcomes[i] = { ok: false, error: err };
+                // A broken savepoint of its own is the transaction's failure, not its: it runs again alone too, as before.
+                if (!this.trx.breaksTransaction(err)) outcomes[i] = { ok: false, error: err };
                 throw err;
               }
               continue;
