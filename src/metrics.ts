@@ -126,7 +126,7 @@ export class Metrics {
     // Read from the writer's own counts when scraped (it knows nothing of metrics).
     const counter = (name: string, help: string, read: () => number) =>
       new client.Counter({ name, help, registers: [this.registry], collect() { this.reset(); this.inc(read()); } });
-    counter('group_commit_units_total', "Units of work (an upload's name reservation, its record) committed through the group commit", () => counts.units);
+    counter('group_commit_units_total', "Units of work (an upload's record; its name reservation on SQLite) committed through the group commit", () => counts.units);
     counter('group_commit_transactions_total', 'Transactions the group commit began: one per batch, and one per unit run again alone after its batch failed', () => counts.transactions);
     counter('group_commit_retried_alone_total', "Units run again in a transaction of their own after their batch's transaction failed", () => counts.retriedAlone);
     new client.Gauge({ name: 'group_commit_largest_batch', help: 'The most units one group-commit transaction has held since start', registers: [this.registry], collect() { this.set(counts.largestBatch); } });

@@ -79,6 +79,30 @@ test('a failing unit fails only its own request, and its writes alone are undone
   assert.deepEqual(store.groupCommits, { transactions: sqlite() ? 1 : 2, units: 7, retriedAlone: 0, largestBatch: sqlite() ? 7 : 6 }, 'one shared transaction, nothing retried');
 });
 
+test('a unit without a savepoint of its own that fails still fails alone: its batch is rolled back and the others run again alone', async () => {
+  const [first, ...others] = keys(5);
+  const bad = `gc-bad-${newId()}`;
+  const answers = [
+    store.groupCommit(reserve(first!)),
+    ...others.slice(0, 2).map((key) => store.groupCommit(reserve(key), { noSavepoint: true })),
+    store.groupCommit(
+      async (s) => {
+        await s.storageNames.reserve(bad, nowIso());
+        throw new Error('this upload is broken');
+      },
+      { noSavepoint: true },
+    ),
+    ...others.slice(2).map((key) => store.groupCommit(reserve(key))),
+  ];
+  const settled = await Promise.allSettled(answers);
+  assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+  assert.equal(((settled[3] as PromiseRejectedResult).reason as Error).message, 'this upload is broken', 'run once: its failure is its answer');
+  assert.deepEqual(await reserved([first!, ...others, bad]), [first!, ...others].sort(), 'the others committed, the broken one left nothing');
+  // PostgreSQL: the first alone; the five behind it together, rolled back at the broken one; the other four alone.
+  // SQLite: the six together, rolled back; the other five alone.
+  assert.deepEqual(store.groupCommits, sqlite() ? { transactions: 6, units: 6, retriedAlone: 5, largestBatch: 6 } : { transactions: 6, units: 6, retriedAlone: 4, largestBatch: 5 });
+});
+
 test('a batch whose commit fails is retried unit by unit, each alone: only the unit that breaks it fails', async () => {
   const stopFailing = await failCommitsOf(svc, 'refused-');
   try {
@@ -94,6 +118,13 @@ test('a batch whose commit fails is retried unit by unit, each alone: only the u
   } finally {
     await stopFailing();
   }
+});
+
+test('a unit of one statement: PostgreSQL commits it on its own, outside the writer; SQLite through the writer', async () => {
+  const [key] = keys(1);
+  assert.equal(await store.groupCommit(reserve(key!), { oneStatement: true }), key);
+  assert.deepEqual(await reserved([key!]), [key], 'durable once answered');
+  assert.deepEqual(store.groupCommits, sqlite() ? { transactions: 1, units: 1, retriedAlone: 0, largestBatch: 1 } : { transactions: 0, units: 0, retriedAlone: 0, largestBatch: 0 });
 });
 
 test('inside a transaction a unit runs in it, in a savepoint: it commits with that transaction', async () => {

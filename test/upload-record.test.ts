@@ -75,3 +75,27 @@ test("emails that cannot be queued change nothing else: 201, the record, the act
   const queued = await svc.deps.database.db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', project.id).executeTakeFirstOrThrow();
   assert.equal(Number(queued.n), 0, 'the failed emails left no row');
 });
+
+test('a failing record (step 9) keeps neither the record nor the activity entry: 500 with its message, no notification', async () => {
+  const { client: admin, user } = await svc.signIn('ADMIN');
+  const project = await svc.createProject(user.id, { status: 'APPROVED', piStatus: 'VERIFIED' });
+  // On PostgreSQL the record and its entry are one statement: its failure must not be taken for step 10's.
+  const stopFailing = await failWrites(svc, 'file_uploads', 'insert', 'the records are full');
+  try {
+    let res;
+    const effects = await sideEffectsOf(svc, async () => {
+      res = await admin.upload([
+        ['projectId', project.id],
+        ['fileType', 'PO'],
+        ['file', { data: 'the purchase order', filename: 'lost.pdf', type: 'application/pdf' }],
+      ]);
+    });
+    assert.equal(res!.status, 500, res!.text);
+    assert.deepEqual(res!.body, { error: 'the records are full' });
+    assert.equal(effects.activityRows, 0);
+    assert.deepEqual(effects.notifications, []);
+  } finally {
+    await stopFailing();
+  }
+  assert.deepEqual(await svc.deps.store.files.listForProject(project.id), []);
+});

@@ -1,5 +1,5 @@
 import type { ActivityAction } from '../domain/activity.js';
-import type { Actor } from '../domain/model.js';
+import type { Actor, FileUpload } from '../domain/model.js';
 import type { Store } from '../db/store.js';
 import { newId } from '../ids.js';
 import { type Concerned, queueWebhookEvent } from '../webhooks/outbox.js';
@@ -30,10 +30,11 @@ export async function recordProjectActivity(
   action: ActivityAction,
   details: Record<string, unknown>,
   now: string,
-  /** An internal note's entry (never shown to a CLIENT); what the webhook event carries besides the project. */
-  extra: { internal?: boolean; concerned?: Concerned } = {},
+  /** An internal note's entry (never shown to a CLIENT); what the webhook event carries besides the project; an upload's record, written with the entry (db/activity.ts). */
+  extra: { internal?: boolean; concerned?: Concerned; file?: FileUpload } = {},
 ): Promise<number> {
-  const position = await store.activity.insert({ id: newId(), userId: actor.id, action, entityType: 'project', entityId: projectId, details, createdAt: now, internal: extra.internal ?? false });
+  const entry = { id: newId(), userId: actor.id, action, entityType: 'project', entityId: projectId, details, createdAt: now, internal: extra.internal ?? false };
+  const position = await store.activity.insert(entry, { file: extra.file });
   // In the entry's transaction, under the event log's lock: the event commits at its position (db/webhook-deliveries.ts, fanOut).
   await queueWebhookEvent(store, { actorId: actor.id, projectId, action, details, at: now, concerned: extra.concerned, seq: position });
   return position;

@@ -1,6 +1,8 @@
-import { sql } from 'kysely';
+import { type QueryCreator, sql } from 'kysely';
+import type { Tables } from './schema.js';
 import type { ActivityAction } from '../domain/activity.js';
-import type { ActivityEntryWithNames, NewActivityEntry } from '../domain/model.js';
+import type { ActivityEntryWithNames, FileUpload, NewActivityEntry } from '../domain/model.js';
+import { type NewFileValues, fileInsert, filesRepo, newFileValues } from './files.js';
 import type { ProjectScope } from '../domain/visibility.js';
 import type { Database, DB } from './index.js';
 import { reusable } from './reusable.js';
@@ -18,24 +20,39 @@ const changesAfterQuery = (db: DB, seq: number, limit: number) =>
     .orderBy('activity_log.seq')
     .limit(limit);
 
+/** An entry's values, in the order activityInsert takes them; internal as 0/1: compiled queries bind no booleans (reusable.ts). */
+type EntryValues = [id: string, userId: string | null, action: string, entityType: string, entityId: string, details: string, createdAt: string, internal: 0 | 1];
+
+const entryValues = (e: NewActivityEntry): EntryValues => [e.id, e.userId, e.action, e.entityType, e.entityId, JSON.stringify(e.details), e.createdAt, e.internal ? 1 : 0];
+
+/** The insert of an entry at the next position (the caller holds the event log's lock), answering that position. */
+const activityInsert = (db: QueryCreator<Tables>, ...[id, userId, action, entityType, entityId, details, createdAt, internal]: EntryValues) =>
+  db
+    .insertInto('activity_log')
+    .values({
+      id,
+      seq: sql<number>`(select coalesce(max(seq), 0) + 1 from activity_log)`,
+      user_id: userId,
+      action,
+      entity_type: entityType,
+      entity_id: entityId,
+      details,
+      created_at: createdAt,
+      // PostgreSQL reads '1' as true for a boolean column.
+      internal,
+    })
+    .returning('seq');
+
 /** The entry every change writes, and the log read every change causes, compiled once: see reusable.ts. */
 const hot = {
-  insertActivity: reusable((db, id: string, userId: string | null, action: string, entityType: string, entityId: string, details: string, createdAt: string, internal: 0 | 1) =>
-    db
-      .insertInto('activity_log')
-      .values({
-        id,
-        seq: sql<number>`(select coalesce(max(seq), 0) + 1 from activity_log)`,
-        user_id: userId,
-        action,
-        entity_type: entityType,
-        entity_id: entityId,
-        details,
-        created_at: createdAt,
-        // 0/1: compiled queries bind no booleans (reusable.ts); PostgreSQL reads '1' as true for a boolean column.
-        internal,
-      })
-      .returning('seq'),
+  insertActivity: reusable((db, ...values: EntryValues) => activityInsert(db, ...values)),
+  /** PostgreSQL: an upload's record and its entry in one statement (a data-modifying WITH), one round trip instead of two. */
+  insertFileAndActivity: reusable((db, ...values: [...EntryValues, ...NewFileValues]) =>
+    activityInsert(
+      // The WITH's own table is never read: the statement is typed as the tables it writes.
+      db.with('recorded', (d) => fileInsert(d, ...(values.slice(8) as unknown as NewFileValues)).returning('id')) as unknown as QueryCreator<Tables>,
+      ...(values.slice(0, 8) as EntryValues),
+    ),
   ),
   changesAfter: reusable((db, seq: number, limit: number) => changesAfterQuery(db, seq, limit)),
 };
@@ -84,16 +101,21 @@ export function activityRepo(db: DB, dialect: Database['dialect'], { locked = fa
      * Writes one entry and returns its position in the event log. The position is max + 1 under
      * a lock held until commit (PostgreSQL: a transaction-level advisory lock; SQLite has one
      * writer), so positions are dense and committed in order: a reader who sees N has seen all before it.
+     * `file`: an upload's record, written with the entry (PostgreSQL: in the same statement, one round
+     * trip); should either fail the call fails, and the caller's savepoint or transaction undoes both.
      */
-    async insert(e: NewActivityEntry): Promise<number> {
+    async insert(e: NewActivityEntry, { file }: { file?: Omit<FileUpload, 'voidedAt' | 'voidedById' | 'voidReason'> } = {}): Promise<number> {
       const write = async (trx: DB) => {
         if (dialect === 'postgres' && !locked) await lockEventLog(trx);
-        const [row] = (await trx.executeQuery(hot.insertActivity(trx, dialect, e.id, e.userId, e.action, e.entityType, e.entityId, JSON.stringify(e.details), e.createdAt, e.internal ? 1 : 0))).rows;
+        // SQLite runs statements in-process: the record is its own statement, before the entry (one failing undoes the other with the caller's savepoint or transaction).
+        if (file && dialect === 'sqlite') await filesRepo(trx, dialect).insert(file);
+        const query = file && dialect === 'postgres' ? hot.insertFileAndActivity(trx, dialect, ...entryValues(e), ...newFileValues(file)) : hot.insertActivity(trx, dialect, ...entryValues(e));
+        const [row] = (await trx.executeQuery(query)).rows;
         if (!row) throw new Error('the activity entry was not written');
         return Number(row.seq);
       };
-      // The advisory lock lasts as long as its transaction: outside one, make one.
-      return dialect === 'postgres' && !db.isTransaction ? db.transaction().execute(write) : write(db);
+      // The advisory lock lasts as long as its transaction, and the record goes with its entry: outside one, make one.
+      return (dialect === 'postgres' || file) && !db.isTransaction ? db.transaction().execute(write) : write(db);
     },
     /** The newest position (0 while the log is empty). */
     async latestSeq(): Promise<number> {

@@ -1,42 +1,50 @@
 import type { FileUpload, FileUploadWithNames } from '../domain/model.js';
 import type { Database, DB } from './index.js';
-import { type SqlBool, sql } from 'kysely';
+import { type QueryCreator, type SqlBool, sql } from 'kysely';
+import type { Tables } from './schema.js';
 import { reusable } from './reusable.js';
 import { toFileUpload, toFileUploadWithNames } from './rows.js';
 
+/** The values of a new record, in the order fileInsert takes them. */
+export type NewFileValues = readonly [
+  id: string,
+  projectId: string,
+  type: string,
+  url: string,
+  filename: string,
+  size: number,
+  contentType: string,
+  storageKey: string,
+  uploadedById: string,
+  createdAt: string,
+  sha256: string | null,
+  detectedType: string | null,
+];
+
+/** The values of a new record (never voided yet), as fileInsert takes them. */
+export const newFileValues = (f: Omit<FileUpload, 'voidedAt' | 'voidedById' | 'voidReason'>): NewFileValues =>
+  [f.id, f.projectId, f.type, f.url, f.filename, f.size, f.contentType, f.storageKey, f.uploadedById, f.createdAt, f.sha256, f.detectedType] as const;
+
+/** The insert of a new record (also a part of the upload's one statement on PostgreSQL: db/activity.ts). */
+export const fileInsert = (db: QueryCreator<Tables>, ...[id, projectId, type, url, filename, size, contentType, storageKey, uploadedById, createdAt, sha256, detectedType]: NewFileValues) =>
+  db.insertInto('file_uploads').values({
+    id,
+    project_id: projectId,
+    type,
+    url,
+    filename,
+    size,
+    content_type: contentType,
+    storage_key: storageKey,
+    uploaded_by_id: uploadedById,
+    created_at: createdAt,
+    sha256,
+    detected_type: detectedType,
+  });
+
 /** The record every upload writes, compiled once: see reusable.ts. */
 const hot = {
-  insertFile: reusable(
-    (
-      db,
-      id: string,
-      projectId: string,
-      type: string,
-      url: string,
-      filename: string,
-      size: number,
-      contentType: string,
-      storageKey: string,
-      uploadedById: string,
-      createdAt: string,
-      sha256: string | null,
-      detectedType: string | null,
-    ) =>
-      db.insertInto('file_uploads').values({
-        id,
-        project_id: projectId,
-        type,
-        url,
-        filename,
-        size,
-        content_type: contentType,
-        storage_key: storageKey,
-        uploaded_by_id: uploadedById,
-        created_at: createdAt,
-        sha256,
-        detected_type: detectedType,
-      }),
-  ),
+  insertFile: reusable((db, ...values: [...NewFileValues]) => fileInsert(db, ...values)),
 };
 
 /** Voided records whose bytes are still to be deleted: the partial index's predicate (migration 017), word for word. */
@@ -55,8 +63,7 @@ export function filesRepo(db: DB, dialect: Database['dialect']) {
   return {
     /** A new record: never voided yet. */
     async insert(f: Omit<FileUpload, 'voidedAt' | 'voidedById' | 'voidReason'>): Promise<void> {
-      const values = [f.id, f.projectId, f.type, f.url, f.filename, f.size, f.contentType, f.storageKey, f.uploadedById, f.createdAt, f.sha256, f.detectedType] as const;
-      await db.executeQuery(hot.insertFile(db, dialect, ...values));
+      await db.executeQuery(hot.insertFile(db, dialect, ...newFileValues(f)));
     },
     /** Newest first, each with its uploader's and voider's names. */
     async listForProject(projectId: string): Promise<FileUploadWithNames[]> {

@@ -5,6 +5,20 @@ export type Unit<S, T> = (store: S) => Promise<T>;
 export interface UnitOptions {
   /** The unit writes an activity entry: on PostgreSQL the batch takes the event log's lock once, first (db/activity.ts). */
   activity?: boolean;
+  /**
+   * The unit is one statement (a name reservation). On PostgreSQL it runs on its own, outside the
+   * writer: a statement is its own transaction there, durable at its commit in one round trip
+   * (the server shares WAL flushes between concurrent commits), where a batch costs it a savepoint
+   * and its release besides. SQLite: through the writer, as any unit.
+   */
+  oneStatement?: boolean;
+  /**
+   * In a batch, the unit runs without a savepoint of its own: should it fail, the batch's
+   * transaction is rolled back and every other unit of it runs again alone (as after a failed
+   * commit), so it still fails alone and undoes only its own writes. Two statements fewer per unit
+   * where units seldom fail (an upload's record); one failure costs its batch-mates a transaction each.
+   */
+  noSavepoint?: boolean;
 }
 
 /** How a batch's transaction is run; a seam so the writer knows nothing of Kysely's dialects. */
@@ -71,7 +85,7 @@ export class GroupCommit<S> {
   run<T>(unit: Unit<S, T>, options: UnitOptions = {}): Promise<T> {
     this.counts.units++;
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ unit, activity: options.activity ?? false, resolve: resolve as (v: unknown) => void, reject });
+      this.#queue.push({ unit, activity: options.activity ?? false, noSavepoint: options.noSavepoint ?? false, resolve: resolve as (v: unknown) => void, reject });
       if (this.#committing) return;
       this.#committing = true;
       if (this.#untilTurnEnds) setImmediate(() => void this.#drain());
@@ -111,6 +125,17 @@ export class GroupCommit<S> {
       await this.trx.transaction(
         async (store) => {
           for (const [i, queued] of batch.entries()) {
+            if (queued.noSavepoint) {
+              try {
+                outcomes[i] = { ok: true, value: await queued.unit(store) };
+              } catch (err) {
+                // Its writes can only be undone with everyone's (and PostgreSQL refuses further statements): its failure is its answer, the others run again alone.
+                // A broken savepoint of its own is the transaction's failure, not its: it runs again alone too, as before.
+                if (!this.trx.breaksTransaction(err)) outcomes[i] = { ok: false, error: err };
+                throw err;
+              }
+              continue;
+            }
             try {
               outcomes[i] = { ok: true, value: await this.trx.savepoint(store, () => queued.unit(store)) };
             } catch (err) {
@@ -123,7 +148,7 @@ export class GroupCommit<S> {
       );
       return outcomes as Outcome[];
     } catch {
-      // The transaction failed (its commit, a savepoint, the connection): none of its writes stand.
+      // The transaction failed (its commit, a savepoint, the connection, a unit without a savepoint): none of its writes stand.
       // A unit that failed on its own keeps its answer (its savepoint undid it); the others run again alone.
       const settled: Outcome[] = [];
       for (const [i, queued] of batch.entries()) {
@@ -151,6 +176,7 @@ export class GroupCommit<S> {
 interface Queued<S> {
   unit: Unit<S, unknown>;
   activity: boolean;
+  noSavepoint: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }

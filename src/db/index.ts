@@ -34,6 +34,7 @@ import { reports } from './migrations/029_reports.js';
 import { reportReads } from './migrations/030_report_reads.js';
 import { commitOrder } from './migrations/031_commit_order.js';
 import type { Tables } from './schema.js';
+import { preparedNameOf } from './reusable.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type DB = Kysely<Tables>;
@@ -127,11 +128,14 @@ function discardingTimedOut(pool: PgPool): PostgresPool {
       const client = await pool.connect();
       let broken = false;
       return {
-        query: (...args: unknown[]) =>
-          (client.query as (...a: unknown[]) => Promise<unknown>)(...args).catch((err: unknown) => {
+        query: (text: unknown, values?: unknown[]) => {
+          // A reusable query's text (db/reusable.ts) as a named statement: prepared once per connection.
+          const name = typeof text === 'string' ? preparedNameOf(text) : undefined;
+          return (client.query as (...a: unknown[]) => Promise<unknown>)(...(name ? [{ name, text, values }] : [text, values])).catch((err: unknown) => {
             if (err instanceof Error && err.message === 'Query read timeout') broken = true;
             throw err;
-          }),
+          });
+        },
         release: () => client.release(broken ? new Error('query timed out; connection discarded') : undefined),
       } as unknown as PostgresPoolClient;
     },

@@ -91,8 +91,13 @@ export function createStore(database: Database): Store {
   // PostgreSQL: units that write no activity entry (name reservations) do not queue behind those that
   // hold the event log's lock; SQLite has one connection, and one writer gathers best.
   const withoutActivity = database.dialect === 'postgres' ? make() : withActivity;
-  const writer: Writer = { run: (unit, options) => (options?.activity ? withActivity : withoutActivity).run(unit, options), counts };
-  return storeOf(database, writer);
+  const direct = database.dialect === 'postgres';
+  const writer: Writer = {
+    run: (unit, options) => (direct && options?.oneStatement ? unit(root) : (options?.activity ? withActivity : withoutActivity).run(unit, options)),
+    counts,
+  };
+  const root = storeOf(database, writer);
+  return root;
 }
 
 /** The instance's group commit, as its stores reach it. */

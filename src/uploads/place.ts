@@ -45,8 +45,8 @@ export async function placeDocument(
   for (let ms = nowMs(); ; ms++) {
     const location: ObjectLocation = { folder, publicName: publicName(type, ms), extension };
     const key = objectKey(location);
-    // Durable before the bytes are placed, in the group commit with the other uploads of the moment.
-    const reserved = await deps.store.groupCommit((store) => store.storageNames.reserve(key, nowIso())).catch(async (err: unknown) => {
+    // Durable before the bytes are placed: in the group commit with the other uploads of the moment (SQLite), a statement of its own (PostgreSQL).
+    const reserved = await deps.store.groupCommit((store) => store.storageNames.reserve(key, nowIso()), { oneStatement: true }).catch(async (err: unknown) => {
       await staged?.discard().catch(() => {}); // the reconciler removes it; the database's failure is the answer
       throw err;
     });

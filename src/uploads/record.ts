@@ -1,19 +1,21 @@
 import type { Deps } from '../deps.js';
 import { SavepointBroken, type Store } from '../db/store.js';
 import { nowIso } from '../deps.js';
-import { recordProjectActivity } from '../actions/record-activity.js';
 import { uploadedAction } from '../domain/activity.js';
 import type { Actor, DocumentType, FileUpload, Project } from '../domain/model.js';
 import { newId } from '../ids.js';
-import { queueProjectEmails } from '../mail/outbox.js';
+import { projectEmailRecipients, queueProjectEmailsTo } from '../mail/outbox.js';
+import { queueWebhookEvent } from '../webhooks/outbox.js';
+import { isDependencyUnavailable } from '../domain/outage.js';
 import { objectKey } from '../storage/types.js';
 import type { PlacedDocument } from './place.js';
 
 /**
  * Specification 4.1 steps 9 and 10: the FileUpload record and the activity entry (and the emails the
  * entry calls for). A later step's failure does not undo an earlier one. The record and the entry are
- * committed together, in the group commit with the other uploads of the moment (db/group-commit.ts);
- * should the entry (or the commit) fail, the record is written again on its own before the failure is answered.
+ * committed together (one statement on PostgreSQL), in the group commit with the other uploads of the
+ * moment (db/group-commit.ts); should the entry (or the commit) fail, the record is written again on
+ * its own before the failure is answered.
  */
 export async function recordDocument(
   deps: Pick<Deps, 'store' | 'config' | 'log'>,
@@ -42,29 +44,40 @@ export async function recordDocument(
     voidedById: null,
     voidReason: null,
   };
-  let recorded = false;
+  // How far the unit got: its own rows (options.within), then the record with its entry, then the rest.
+  let reached = 'within' as 'within' | 'entry' | 'recorded';
   const details = { filename: record.filename, size: record.size };
   const action = uploadedAction(type);
+  const change = { actor, project, action, details, at: now };
   try {
     await deps.store.groupCommit(async (store) => {
-      recorded = false; // a unit may run twice (alone, after its batch failed to commit)
+      reached = 'within'; // a unit may run twice (alone, after its batch failed to commit)
       // A document the service makes itself (the tax invoice) writes its own rows first, in the same commit: their failure records nothing.
       await options.within?.(store, record);
-      await store.files.insert(record);
-      recorded = true;
-      await recordProjectActivity(store, actor, project.id, action, details, now, { concerned: { fileId: record.id } });
+      reached = 'entry';
+      // The record and its activity entry (as recordProjectActivity writes it): one statement on PostgreSQL (db/activity.ts).
+      const seq = await store.activity.insert({ id: newId(), userId: actor.id, action, entityType: 'project', entityId: project.id, details, createdAt: now, internal: false }, { file: record });
+      reached = 'recorded';
+      await queueWebhookEvent(store, { actorId: actor.id, projectId: project.id, action, details, at: now, concerned: { fileId: record.id }, seq });
       // Issue 12: the emails follow the record and the activity entry, in the same commit (as every
-      // project change queues them), and never change the upload's answer: a failure undoes only them.
-      await store
-        .savepoint(() => queueProjectEmails(store, deps.config.mail.batchSeconds, { actor, project, action, details, at: now }))
-        .catch((err: unknown) => {
-          if (err instanceof SavepointBroken) throw err;
-          deps.log.error({ err, projectId: project.id }, "the upload's emails could not be queued");
-        });
-    }, { activity: true });
+      // project change queues them), and never change the upload's answer: a failure of their writes
+      // undoes only them. The recipients are read first, outside that savepoint (a read that fails
+      // fails the unit, as a failed read of the webhooks does), so an upload nobody is emailed about
+      // sets no savepoint: two round trips fewer on PostgreSQL.
+      const recipients = await projectEmailRecipients(store, change);
+      if (!recipients.length) return;
+      await store.savepoint(() => queueProjectEmailsTo(store, deps.config.mail.batchSeconds, change, recipients)).catch((err: unknown) => {
+        if (err instanceof SavepointBroken) throw err;
+        deps.log.error({ err, projectId: project.id }, "the upload's emails could not be queued");
+      });
+    }, { activity: true, noSavepoint: !options.within }); // no savepoint in its batch: should it fail, the others run again alone (db/group-commit.ts)
   } catch (err) {
     // Step 9 succeeded and a later one failed: the rollback took the record with it, and it must stay.
-    if (recorded) await deps.store.groupCommit((store) => store.files.insert(record));
+    if (reached === 'recorded') await deps.store.groupCommit((store) => store.files.insert(record));
+    // The statement writing the record with its entry failed, and which of the two is not known: the
+    // record alone tells (written: step 10 failed; refused: step 9 did, and nothing is kept). Not
+    // tried when the database is unreachable, as it was not before this statement was one.
+    else if (reached === 'entry' && !isDependencyUnavailable(err)) await deps.store.groupCommit((store) => store.files.insert(record)).catch(() => {});
     throw err;
   }
   return record;
