@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.js';
+import type { DocumentAccess } from '../domain/documents.js';
 import type { Store } from '../db/store.js';
 import { duplicatesOf } from '../domain/duplicates.js';
 import type { FileUploadWithNames } from '../domain/model.js';
@@ -127,22 +128,40 @@ export class EventBodies {
   }
 
   async #withDocuments(event: WebhookEvent, read: Documents): Promise<string> {
-    const files = await read.files;
-    const listed = documentsAsOf(files, event.createdAt);
-    read.duplicates ??= files.some((f) => f.voidedAt !== null) ? null : duplicatesOf(files);
-    // A document withdrawn in the list changes the duplicates of the times before it: worked out for this event's list.
-    const duplicates = read.duplicates ?? duplicatesOf(listed);
-    const json = (f: FileUploadWithNames): string => {
-      const duplicate = duplicates.get(f.id) ?? null;
-      const key = `${f.id}\u0000${f.voidedAt ?? ''}\u0000${duplicate?.id ?? ''}`;
-      let text = read.json.get(key);
-      if (text === undefined) read.json.set(key, (text = JSON.stringify(presentFile(f, duplicate, this.#access))));
-      return text;
-    };
-    const pieces = listed.map(json);
-    return webhookBodyWith(event, `[${pieces.join(',')}]`, (id) => {
+    return bodyWithDocuments(event, await read.files, read, this.#access, this.config.timeZone);
+  }
+}
+
+/**
+ * webhookBody (presenters/webhooks.ts) of a project event, its documents as they stood at the
+ * event's time taken from `files` (a read of the project's documents made after the event): the
+ * same bytes, each document's JSON made once for every event `shared` serves.
+ */
+export function bodyWithDocuments(
+  event: WebhookEvent,
+  files: readonly FileUploadWithNames[],
+  shared: Pick<Documents, 'json' | 'duplicates'>,
+  access: DocumentAccess,
+  timeZone: string,
+): string {
+  const listed = documentsAsOf(files, event.createdAt);
+  shared.duplicates ??= files.some((f) => f.voidedAt !== null) ? null : duplicatesOf(files);
+  // A document withdrawn in the list changes the duplicates of the times before it: worked out for this event's list.
+  const duplicates = shared.duplicates ?? duplicatesOf(listed);
+  const pieces = listed.map((f) => {
+    const duplicate = duplicates.get(f.id) ?? null;
+    const key = `${f.id}\u0000${f.voidedAt ?? ''}\u0000${duplicate?.id ?? ''}`;
+    let text = shared.json.get(key);
+    if (text === undefined) shared.json.set(key, (text = JSON.stringify(presentFile(f, duplicate, access))));
+    return text;
+  });
+  return webhookBodyWith(
+    event,
+    `[${pieces.join(',')}]`,
+    (id) => {
       const at = listed.findIndex((f) => f.id === id);
       return at < 0 ? 'null' : pieces[at]!;
-    }, this.config.timeZone);
-  }
+    },
+    timeZone,
+  );
 }

@@ -83,7 +83,8 @@ export class WebhookDispatcher {
               this.#leases.hold(claimId, 1);
               const run = [head];
               runs.push(run);
-              const following = await this.store.webhookDeliveries.claimFollowing(head, RUN - 1, now, leaseUntil);
+              // A retry goes alone: an endpoint that keeps failing costs one claim per attempt, and its run follows its first success.
+              const following = head.attempts > 1 ? [] : await this.store.webhookDeliveries.claimFollowing(head, RUN - 1, now, leaseUntil);
               this.#leases.hold(claimId, following.length);
               run.push(...following);
             }
