@@ -94,9 +94,8 @@ export class WebhookDispatcher {
           // One read of the claim's endpoints and of the events whose bodies are not made yet.
           const webhooks = await this.store.webhooks.findMany(runs.map((r) => r[0]!.webhookId));
           const events = await this.store.webhookDeliveries.events(runs.flat().filter((d) => !this.#bodies.has(d.eventId)).map((d) => d.eventId));
-          // On SQLite the statements ran on the event loop; PostgreSQL's wait counts as well (the database
-          // works for it, most often on the same machine as the requests), which errs on the side of waiting.
-          this.#share.spent(performance.now() - started);
+          // On SQLite the statements ran on the event loop; PostgreSQL's wait is not the loop's.
+          this.#onLoop(started);
           for (const run of runs) {
             const attempt: Promise<void> = this.#deliverRun(run, webhooks.get(run[0]!.webhookId), events, signal)
               .catch((err: unknown) => this.log.error({ err, deliveryId: run[0]!.id }, 'a webhook delivery could not be recorded; it is tried again when its lease ends'))
@@ -127,6 +126,11 @@ export class WebhookDispatcher {
     }
   }
 
+  /** Database work begun at `started` is done: on SQLite it ran on the event loop, and counts against the share. */
+  #onLoop(started: number): void {
+    if (this.config.database.dialect === 'sqlite') this.#share.spent(performance.now() - started);
+  }
+
   /** Makes the deliveries of the events written since (db/webhook-deliveries.ts, fanOut), a batch at a time. */
   async #fanOut(): Promise<void> {
     // Most turns find nothing to fan out: no transaction (nor, on PostgreSQL, the instances' shared lock) for them.
@@ -149,7 +153,7 @@ export class WebhookDispatcher {
       done = [];
       recordedAt = performance.now();
       await this.store.webhookDeliveries.deliveredMany(claimId, now);
-      this.#share.spent(performance.now() - recordedAt);
+      this.#onLoop(recordedAt);
     };
     let sent = 0;
     let cleared = false;
