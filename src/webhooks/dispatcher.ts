@@ -159,6 +159,8 @@ export class WebhookDispatcher {
     let cleared = false;
     try {
       for (const d of run) {
+        // Each delivery waits its turn while requests come in, as each claim does.
+        if (sent > 0) await this.#share.turn(signal);
         if (signal?.aborted) break;
         const outcome = await this.#send(d, webhook, events.get(d.eventId));
         sent++;
@@ -169,7 +171,9 @@ export class WebhookDispatcher {
           break;
         }
         done.push({ id: d.id, at: now, outcome });
+        const logging = performance.now();
         this.log.info({ webhookId: webhook.id, deliveryId: d.id, event: d.eventType, status: outcome.statusCode }, 'webhook delivered');
+        this.#share.spent(performance.now() - logging);
         if (webhook.failingSince !== null && !cleared) {
           // Read with the claim: an endpoint that was not failing then has nothing to clear (a failure
           // recorded since by another instance is cleared by the next success seen as failing).
@@ -195,8 +199,8 @@ export class WebhookDispatcher {
     const signing = performance.now();
     const headers = { 'webhook-id': d.eventId, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(secrets, d.eventId, timestamp, body) };
     const { timeoutMs, allowPrivateTargets } = this.config.webhooks;
-    const sending = postWebhook(webhook.url, headers, body, { timeoutMs, allowPrivate: allowPrivateTargets });
-    // Signing and what sending does before its first wait; the wait for the endpoint is not the loop's.
+    const sending = postWebhook(webhook.url, headers, body, { timeoutMs, allowPrivate: allowPrivateTargets, onLoop: (ms) => this.#share.spent(ms) });
+    // Signing, and sending's writing and reading (onLoop); the wait for the endpoint is not the loop's.
     this.#share.spent(performance.now() - signing);
     return sending;
   }

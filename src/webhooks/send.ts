@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import dns from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
@@ -84,16 +85,16 @@ export async function postWebhook(
   target: string,
   headers: Record<string, string>,
   body: string | Buffer,
-  options: { timeoutMs: number; allowPrivate: boolean },
+  options: { timeoutMs: number; allowPrivate: boolean; onLoop?: (ms: number) => void },
 ): Promise<SendOutcome> {
   const failed = (error: string): SendOutcome => ({ ok: false, statusCode: null, error, excerpt: null });
   const url = new URL(target);
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const resolved = await resolveTarget(url, options.allowPrivate, deadline);
   if ('refused' in resolved) return failed(deadline.aborted ? `no answer within ${options.timeoutMs} ms` : `refused: ${resolved.refused}`);
-  const first = await postOnce(url, resolved, headers, body, deadline, options.timeoutMs);
+  const first = await postOnce(url, resolved, headers, body, deadline, options.timeoutMs, options.onLoop);
   // A kept-open connection the other side had just closed: the request never reached it (or its answer was lost); at least once allows sending it again.
-  if ('staleConnection' in first) return deadline.aborted ? failed(`no answer within ${options.timeoutMs} ms`) : postOnce(url, resolved, headers, body, deadline, options.timeoutMs).then((o) => ('staleConnection' in o ? o.outcome : o));
+  if ('staleConnection' in first) return deadline.aborted ? failed(`no answer within ${options.timeoutMs} ms`) : postOnce(url, resolved, headers, body, deadline, options.timeoutMs, options.onLoop).then((o) => ('staleConnection' in o ? o.outcome : o));
   return first;
 }
 
@@ -105,6 +106,8 @@ function postOnce(
   body: string | Buffer,
   deadline: AbortSignal,
   timeoutMs: number,
+  /** Told the time the request's writing and the answer's reading took on the event loop. */
+  onLoop: (ms: number) => void = () => {},
 ): Promise<SendOutcome | { staleConnection: true; outcome: SendOutcome }> {
   const failed = (error: string, statusCode: number | null = null, excerpt: string | null = null): SendOutcome => ({ ok: false, statusCode, error, excerpt });
   const lookup: LookupFunction = (_host, opts, callback) => {
@@ -122,6 +125,7 @@ function postOnce(
       resolve(outcome);
     };
     const onTimeout = () => settle(failed(`no answer within ${timeoutMs} ms`));
+    const writing = performance.now();
     const client = url.protocol === 'https:' ? https : http;
     const request: http.RequestOptions & Pinned = {
       method: 'POST',
@@ -141,12 +145,14 @@ function postOnce(
       const chunks: Buffer[] = [];
       let size = 0;
       const finish = (whole: boolean) => {
+        const reading = performance.now();
         const text = Buffer.concat(chunks).subarray(0, MAX_ANSWER_BYTES).toString('utf8');
         const excerpt = text ? excerptOf(text, EXCERPT_CHARS) : null;
         const status = res.statusCode ?? 0;
         if (status >= 200 && status < 300) settle({ ok: true, statusCode: status, error: null, excerpt }, whole);
         else if (status >= 300 && status < 400) settle(failed(`answered ${status} (redirects are not followed)`, status, excerpt), whole);
         else settle(failed(`answered ${status}`, status, excerpt), whole);
+        onLoop(performance.now() - reading);
       };
       res.on('error', (err) => settle(failed(err.message, res.statusCode ?? null)));
       res.on('data', (chunk: Buffer) => {
@@ -160,5 +166,6 @@ function postOnce(
     if (deadline.aborted) onTimeout();
     else deadline.addEventListener('abort', onTimeout, { once: true });
     req.end(body);
+    onLoop(performance.now() - writing);
   });
 }
