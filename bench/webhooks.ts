@@ -13,7 +13,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { contentBlock, jsonRequest, streamUpload } from './http.js';
 import { KiB, fmtMs, runLoad } from './load.js';
-import { type BenchContext, fmtRatio, median } from './phase.js';
+import { type BenchContext, cpuMsOf, fmtRatio, median } from './phase.js';
 
 const CHANGES = 1000;
 const CLIENTS = 8;
@@ -66,13 +66,14 @@ export async function webhookPhase(ctx: BenchContext): Promise<void> {
       ['fileType', 'PO'],
     ];
     const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+    const cpuBefore = cpuMsOf(ctx.pid);
     try {
       const load = await runLoad(CLIENTS, CHANGES, 10 * 60_000, async (n) => {
         const res = await streamUpload({ port: ctx.port, path: '/api/upload', cookie: ctx.admin.cookie, agent, fields, filename: `${label}-${n}.pdf`, contentType: 'application/pdf', size: SIZE, block, timeoutMs: 30_000 });
         if (res.status !== 201) throw new Error(`upload answered ${res.status}`);
         return res.ms;
       });
-      return { rate: load.count / (load.elapsedMs / 1000), label };
+      return { rate: load.count / (load.elapsedMs / 1000), label, cpuPerUpload: (cpuMsOf(ctx.pid) - cpuBefore) / load.count };
     } finally {
       agent.destroy();
     }
@@ -92,6 +93,10 @@ export async function webhookPhase(ctx: BenchContext): Promise<void> {
   let allDelivered = true;
   let slowestMs = 0;
   let uploadsMs = 0;
+  /** The service's CPU (ms) per upload while the uploads ran, with and without; and per delivery to the quick endpoints after them. */
+  const cpuWith: number[] = [];
+  const cpuWithout: number[] = [];
+  const cpuPerDelivery: number[] = [];
   try {
     // The service's first thousand uploads are slower (its code not yet optimised, its caches cold): not counted.
     ctx.step(`webhooks: ${CHANGES} uploads to warm up, not counted`);
@@ -105,11 +110,15 @@ export async function webhookPhase(ctx: BenchContext): Promise<void> {
         const started = Date.now();
         const run = await uploads();
         (withHooks ? withRates : withoutRates).push(run.rate);
+        (withHooks ? cpuWith : cpuWithout).push(run.cpuPerUpload);
         if (!withHooks) continue;
+        const drainCpu = cpuMsOf(ctx.pid);
+        const drained = fastA.ids.length + fastB.ids.length;
         uploadsMs = Math.max(uploadsMs, Date.now() - started);
         const deadline = Date.now() + WAIT_MS;
         while ((fastA.ids.length - seen[0]! < CHANGES || fastB.ids.length - seen[1]! < CHANGES) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
         slowestMs = Math.max(slowestMs, Math.max(fastA.lastAt, fastB.lastAt) - started);
+        cpuPerDelivery.push((cpuMsOf(ctx.pid) - drainCpu) / Math.max(1, fastA.ids.length + fastB.ids.length - drained));
         // Eight clients upload at once, so the changes' order is the order they committed in, not the file numbers':
         // both quick endpoints must receive every change of the run once, in that same order.
         const a = fastA.ids.slice(seen[0]);
@@ -130,6 +139,14 @@ export async function webhookPhase(ctx: BenchContext): Promise<void> {
       ratio: withRate / withoutRate,
       goal: { text: 'within 10 % of the rate without', met: withRate >= 0.9 * withoutRate },
       detail: `medians of ${ctx.rounds} runs of ${CHANGES} uploads each, in turn: with ${withRates.map((r) => r.toFixed(0)).join(', ')}; without ${withoutRates.map((r) => r.toFixed(0)).join(', ')}; each round's ratio ${ratios.map(fmtRatio).join(', ')}`,
+    });
+    ctx.report({
+      section: 'webhooks',
+      metric: 'service CPU per upload while uploading',
+      value: `${median(cpuWith).toFixed(2)} ms with`,
+      reference: `${median(cpuWithout).toFixed(2)} ms without`,
+      ratio: median(cpuWith) / median(cpuWithout),
+      detail: `medians; the deliveries made after the uploads: ${median(cpuPerDelivery).toFixed(2)} ms of service CPU per delivery to a quick endpoint (${cpuPerDelivery.map((c) => c.toFixed(2)).join(', ')})`,
     });
     ctx.report({
       section: 'webhooks',

@@ -189,6 +189,47 @@ describe('deliveries', () => {
     assert.equal(new Set(after.map((e) => e.id)).size, 6, 'once each');
   });
 
+  test('a backlog is sent in runs: in order, once each, each delivery recorded with its own time; a failure mid-run holds the rest behind its retry, their attempts not counted', async () => {
+    let down = true;
+    let failed = false;
+    const accepted: string[] = [];
+    const r = await receiver((got) => {
+      const name = (JSON.parse(got.body) as { data: { project: { name: string } } }).data.project.name;
+      if (down) return { status: 503, body: 'maintenance' };
+      // The sixth event fails once: the run it is in stops there.
+      if (name === 'Run 6' && !failed) {
+        failed = true;
+        return { status: 500, body: 'try again' };
+      }
+      accepted.push(name);
+      return { status: 200, body: 'ok' };
+    });
+    const hook = await register(admin.client, r.url, ['project.updated']);
+    const project = await admin.client.post('/api/projects', { name: 'Run' });
+    const names = Array.from({ length: 24 }, (_, i) => `Run ${i + 1}`);
+    // While the endpoint fails, its deliveries wait behind the first: a backlog, sent as runs once it is back.
+    for (const name of names) assert.equal((await admin.client.patch(`/api/projects/${project.body.id}`, { name })).status, 200);
+    await eventually('the deliveries made', async () => (await admin.client.get(`/api/webhooks/${hook.id}/deliveries`)).body.items.length === names.length);
+    down = false;
+    await eventually('every event delivered', async () => (await admin.client.get(`/api/webhooks/${hook.id}/deliveries`)).body.items.every((d: { status: string }) => d.status === 'delivered'));
+    assert.deepEqual(accepted, names, 'in order, once each');
+    assert.deepEqual(
+      r.received.filter((x) => !x.body.includes('"Run 1"')).length,
+      names.length,
+      'after the first, only the failed one twice',
+    );
+    const log = ((await admin.client.get(`/api/webhooks/${hook.id}/deliveries`)).body.items as { attempts: number; deliveredAt: string; lastStatusCode: number; responseExcerpt: string }[]).reverse();
+    assert.ok(log[0]!.attempts >= 2, 'the first was tried while the endpoint was down');
+    assert.deepEqual(
+      log.slice(1).map((d) => d.attempts),
+      names.slice(1).map((n) => (n === 'Run 6' ? 2 : 1)),
+      'the ones given back behind a failure were not counted as attempted',
+    );
+    assert.ok(log.every((d) => d.lastStatusCode === 200 && d.responseExcerpt === 'ok'));
+    const times = log.map((d) => Date.parse(d.deliveredAt));
+    assert.deepEqual([...times].sort((a, b) => a - b), times, 'each recorded with the time it was delivered, in order');
+  });
+
   test("each event shows the project's documents as they stood at its change, however late it is sent", async () => {
     let down = true;
     const r = await receiver(() => (down ? { status: 503 } : { status: 200 }));
@@ -434,7 +475,7 @@ describe('two instances on one database', () => {
       const hook = await register(admin.client, r.url, ['project.created']);
       const names = Array.from({ length: 20 }, (_, i) => `Twin ${String(i).padStart(2, '0')}`);
       for (const name of names) assert.equal((await admin.client.post('/api/projects', { name })).status, 201);
-      await eventually('all delivered', async () => (await admin.client.get(`/api/webhooks/${hook.id}/deliveries?limit=100`)).body.items.filter((d: { status: string }) => d.status === 'delivered').length === 20);
+      await eventually('all delivered', async () => (await admin.client.get(`/api/webhooks/${hook.id}/deliveries`)).body.items.filter((d: { status: string }) => d.status === 'delivered').length === 20);
       await new Promise((res) => setTimeout(res, 300));
       assert.deepEqual(parsed(r).map((e) => e.data.project.name), names, 'each once, in order');
     } finally {

@@ -24,6 +24,7 @@ const toDelivery = (r: Selectable<WebhookDeliveriesTable>): WebhookDelivery => (
   status: r.status as DeliveryStatus,
   attempts: Number(r.attempts),
   nextAttemptAt: r.next_attempt_at,
+  seq: Number(r.seq),
   lockedUntil: r.locked_until,
   claimId: r.claim_id,
   lastStatusCode: r.last_status_code === null ? null : Number(r.last_status_code),
@@ -190,6 +191,88 @@ export function webhookDeliveriesRepo(db: DB, dialect: Dialect) {
         .returningAll()
         .execute();
       return rows.map(toDelivery);
+    },
+
+    /**
+     * Extends the claim of an endpoint's first pending delivery (`head`, just claimed) over up to
+     * `limit` of the pending ones that follow it in the endpoint's order, stopping before the first
+     * one that is leased or not yet due, so the claim holds a run without a gap; their attempts are
+     * counted. Nobody else claims them meanwhile: an endpoint's queue is claimed through its first
+     * row, which this claim holds. In the endpoint's order.
+     */
+    async claimFollowing(head: WebhookDelivery, limit: number, now: string, leaseUntil: string): Promise<WebhookDelivery[]> {
+      if (limit <= 0 || !head.claimId) return [];
+      const after = sql<boolean>`(seq > ${head.seq} or (seq = ${head.seq} and id > ${head.id}))`;
+      const rows = await db
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({ locked_until: leaseUntil, claim_id: head.claimId, attempts: eb('attempts', '+', 1) }))
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('webhook_deliveries')
+            .select('id')
+            .where('webhook_id', '=', head.webhookId)
+            .where('status', '=', 'pending')
+            .where(after)
+            // Before the first that may not go now (a seq shared with it stops the run there too).
+            .where(
+              'seq',
+              '<',
+              sql<number>`coalesce((${eb
+                .selectFrom('webhook_deliveries')
+                .select((b) => b.fn.min('seq').as('s'))
+                .where('webhook_id', '=', head.webhookId)
+                .where('status', '=', 'pending')
+                .where(after)
+                .where((b) => b.or([b('next_attempt_at', '>', now), b.and([b('locked_until', 'is not', null), b('locked_until', '>=', now)])]))}), ${Number.MAX_SAFE_INTEGER})`,
+            )
+            .orderBy('seq')
+            .orderBy('id')
+            .limit(limit),
+        )
+        .where('status', '=', 'pending')
+        .returningAll()
+        .execute();
+      return rows.map(toDelivery).sort((a, b) => a.seq - b.seq || (a.id < b.id ? -1 : 1));
+    },
+
+    /**
+     * Attempts under `claimId` that succeeded, recorded in one statement, each with its own time,
+     * status code and excerpt (nothing is written for one whose claim was lost meanwhile).
+     */
+    async deliveredMany(claimId: string, done: readonly { id: string; at: string; outcome: AttemptOutcome }[]): Promise<void> {
+      if (!done.length) return;
+      const ts = sql.raw(dialect === 'postgres' ? 'timestamptz' : 'text');
+      const each = <T>(value: (d: (typeof done)[number]) => unknown, type: typeof ts) =>
+        sql<T>`case ${sql.join(
+          done.map((d) => sql`when id = ${d.id} then cast(${value(d)} as ${type})`),
+          sql` `,
+        )} end`;
+      await db
+        .updateTable('webhook_deliveries')
+        .set({
+          status: 'delivered',
+          locked_until: null,
+          claim_id: null,
+          last_error: null,
+          delivered_at: each<string>((d) => d.at, ts),
+          last_status_code: each<number>((d) => d.outcome.statusCode, sql.raw('integer')),
+          response_excerpt: each<string>((d) => d.outcome.excerpt, sql.raw('text')),
+        })
+        .where('id', 'in', done.map((d) => d.id))
+        .where('claim_id', '=', claimId)
+        .execute();
+    },
+
+    /** Claimed deliveries that were not attempted after all (an earlier one failed, or the service stops): free again, their attempt not counted. */
+    async release(claimId: string, ids: readonly string[]): Promise<void> {
+      if (!ids.length) return;
+      await db
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({ locked_until: null, claim_id: null, attempts: eb('attempts', '-', 1) }))
+        .where('id', 'in', [...ids])
+        .where('claim_id', '=', claimId)
+        .where('status', '=', 'pending')
+        .execute();
     },
 
     /** The attempt under `claimId` succeeded (nothing is written when the claim was lost meanwhile: lapsed and taken, or a manual retry). */

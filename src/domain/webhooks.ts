@@ -203,6 +203,8 @@ export interface WebhookDelivery {
   status: DeliveryStatus;
   attempts: number;
   nextAttemptAt: string;
+  /** Its event's position in the event log: its place in its endpoint's queue (with the id). */
+  seq: number;
   /** The claim this row is under (a dispatcher's lease), if any. */
   lockedUntil: string | null;
   /** The claim holding it (renewed by its holder's heartbeat); the attempt records its outcome under it. */

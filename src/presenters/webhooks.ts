@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { DocumentAccess } from '../domain/documents.js';
 import { todayIn } from '../domain/due.js';
 import type { FileUploadWithNames } from '../domain/model.js';
@@ -39,6 +40,11 @@ export const presentDelivery = (d: WebhookDelivery) => ({
 export const needsDocuments = (payload: unknown): payload is ProjectEventPayload & { files?: undefined } =>
   typeof payload === 'object' && payload !== null && 'project' in payload && !('files' in payload);
 
+/** Stands for the documents' JSON in a body being made (webhookBodyWith): random, so no stored text can be mistaken for it. */
+const MARK = `\u0000${randomUUID()}`;
+const FILES_MARK = JSON.stringify(`${MARK}files`);
+const DOCUMENT_MARK = JSON.stringify(`${MARK}document`);
+
 /**
  * The body a delivery sends: `{id, type, createdAt, data}`. A project event's data: the activity
  * action and details, and the project as GET /api/projects/:id shows it to an ADMIN (with its
@@ -47,19 +53,32 @@ export const needsDocuments = (payload: unknown): payload is ProjectEventPayload
  */
 export function webhookBody(event: WebhookEvent, documents: FileUploadWithNames[] | null, timeZone: string, access: DocumentAccess): string {
   const payload = event.payload as ProjectEventPayload | TestEventPayload;
+  if ('test' in payload) return webhookBodyWith(event, '[]', () => 'null', timeZone);
+  const files = presentFiles(payload.files ?? documents ?? [], access);
+  return webhookBodyWith(event, JSON.stringify(files), (id) => JSON.stringify(files.find((f) => f.id === id) ?? null), timeZone);
+}
+
+/**
+ * webhookBody with the documents already presented as JSON (`filesJson`, and `documentJson` of the
+ * one concerned, `null` when it is not listed): the same bytes, made without presenting and encoding
+ * a project's documents again for each event (webhooks/body.ts).
+ */
+export function webhookBodyWith(event: WebhookEvent, filesJson: string, documentJson: (id: string) => string, timeZone: string): string {
+  const payload = event.payload as ProjectEventPayload | TestEventPayload;
   let data: Record<string, unknown>;
   if ('test' in payload) {
     data = { webhookId: payload.webhookId, message: 'A test event sent from the Webhooks page' };
-  } else {
-    const files = presentFiles(payload.files ?? documents ?? [], access);
-    data = {
-      action: payload.action,
-      actorId: payload.actorId,
-      details: payload.details,
-      project: { ...presentProject(payload.project, todayIn(timeZone, new Date(event.createdAt))), files, payments: (payload.payments ?? []).map(presentPayment) },
-      ...(payload.fileId ? { document: files.find((f) => f.id === payload.fileId) ?? null } : {}),
-      ...payload.data,
-    };
+    return JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, data });
   }
-  return JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, data });
+  data = {
+    action: payload.action,
+    actorId: payload.actorId,
+    details: payload.details,
+    project: { ...presentProject(payload.project, todayIn(timeZone, new Date(event.createdAt))), files: `${MARK}files`, payments: (payload.payments ?? []).map(presentPayment) },
+    ...(payload.fileId ? { document: `${MARK}document` } : {}),
+    ...payload.data,
+  };
+  return JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, data })
+    .replace(FILES_MARK, () => filesJson)
+    .replace(DOCUMENT_MARK, () => documentJson(payload.fileId!));
 }

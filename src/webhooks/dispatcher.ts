@@ -22,17 +22,28 @@ const BUSY_LOOP_SHARE = 0.03;
 /** Events whose deliveries one step makes (fanOut): a burst's backlog in a few statements' worth of turns. */
 const FAN_OUT_BATCH = 200;
 
+/**
+ * Deliveries of one endpoint one claim holds (its first pending one and those following it): sent
+ * one after another, their successes recorded together, so a burst costs two statements per run
+ * instead of two per delivery. Should the instance die mid-run, its sent but unrecorded ones are sent
+ * again (at least once): at most this many, and at most RECORD_EVERY_MS' worth.
+ */
+const RUN = 16;
+/** A run records what it delivered at least this often (a slow endpoint's run takes its time). */
+const RECORD_EVERY_MS = 1000;
 
 /**
  * Delivers the webhook outbox (the `webhook dispatch` job, jobs.ts). Before each claim it makes the
  * deliveries of the events changes wrote since (fanOut: a change writes only its event). A round claims due deliveries
  * (db/webhook-deliveries.ts claim: of each endpoint only its oldest pending one, SKIP LOCKED on
- * PostgreSQL, so instances never deliver the same one nor overtake an earlier one), under a short
- * lease its heartbeat renews while the attempt runs (lease-heartbeat.ts, WORK_LEASE_MS), sends each
- * on its own (a slow endpoint holds only its own queue), and claims again as each ends; the round
- * ends when nothing is due and nothing in flight, or when the service stops (the attempts in
- * flight finish first, each bounded by the timeout). A restart loses nothing: pending deliveries
- * wait in the database, and a claim left by a dead instance lapses with its lease, within seconds.
+ * PostgreSQL, so instances never deliver the same one nor overtake an earlier one; claimFollowing:
+ * the run of pending ones behind it), under a short lease its heartbeat renews while the run goes
+ * on (lease-heartbeat.ts, WORK_LEASE_MS), sends each endpoint's run on its own, in order (a slow
+ * endpoint holds only its own queue; a failure ends its run, the rest given back to wait behind
+ * its retry), and claims again as each ends; the round ends when nothing is due and nothing in
+ * flight, or when the service stops (the attempts in flight finish first, each bounded by the
+ * timeout). A restart loses nothing: pending deliveries wait in the database, and a claim left by a
+ * dead instance lapses with its lease, within seconds.
  */
 export class WebhookDispatcher {
   #wake: (() => void) | undefined;
@@ -60,18 +71,36 @@ export class WebhookDispatcher {
       for (;;) {
         if (!signal?.aborted && inFlight.size < this.config.webhooks.concurrency) await this.#share.turn(signal);
         if (!signal?.aborted && inFlight.size < this.config.webhooks.concurrency) {
+          const started = performance.now();
           await this.#fanOut();
           const claimId = newId();
-          const claimed = await this.store.webhookDeliveries.claim(nowDate().toISOString(), this.#leases.leaseUntil(), this.config.webhooks.concurrency - inFlight.size, claimId);
-          this.#leases.hold(claimId, claimed.length);
+          const now = nowDate().toISOString();
+          const leaseUntil = this.#leases.leaseUntil();
+          const round = this.#bodies.claiming();
+          const runs: WebhookDelivery[][] = [];
+          try {
+            for (const head of await this.store.webhookDeliveries.claim(now, leaseUntil, this.config.webhooks.concurrency - inFlight.size, claimId)) {
+              this.#leases.hold(claimId, 1);
+              const run = [head];
+              runs.push(run);
+              // A retry goes alone: an endpoint that keeps failing costs one claim per attempt, and its run follows its first success.
+              const following = head.attempts > 1 ? [] : await this.store.webhookDeliveries.claimFollowing(head, RUN - 1, now, leaseUntil);
+              this.#leases.hold(claimId, following.length);
+              run.push(...following);
+            }
+          } finally {
+            this.#bodies.claimed(round, runs.flat().map((d) => d.eventId));
+          }
           // One read of the claim's endpoints and of the events whose bodies are not made yet.
-          const webhooks = await this.store.webhooks.findMany(claimed.map((d) => d.webhookId));
-          const events = await this.store.webhookDeliveries.events(claimed.filter((d) => !this.#bodies.has(d.eventId)).map((d) => d.eventId));
-          for (const d of claimed) {
-            const attempt: Promise<void> = this.#deliver(d, webhooks.get(d.webhookId), events.get(d.eventId))
-              .catch((err: unknown) => this.log.error({ err, deliveryId: d.id }, 'a webhook delivery could not be recorded; it is tried again when its lease ends'))
+          const webhooks = await this.store.webhooks.findMany(runs.map((r) => r[0]!.webhookId));
+          const events = await this.store.webhookDeliveries.events(runs.flat().filter((d) => !this.#bodies.has(d.eventId)).map((d) => d.eventId));
+          // On SQLite the statements ran on the event loop; PostgreSQL's wait is not the loop's.
+          this.#onLoop(started);
+          for (const run of runs) {
+            const attempt: Promise<void> = this.#deliverRun(run, webhooks.get(run[0]!.webhookId), events, signal)
+              .catch((err: unknown) => this.log.error({ err, deliveryId: run[0]!.id }, 'a webhook delivery could not be recorded; it is tried again when its lease ends'))
               .finally(() => {
-                this.#leases.release(claimId);
+                for (let i = 0; i < run.length; i++) this.#leases.release(claimId);
                 inFlight.delete(attempt);
                 this.#wake?.();
               });
@@ -79,7 +108,7 @@ export class WebhookDispatcher {
           }
         }
         if (inFlight.size === 0) return;
-        // Until a delivery ends (its endpoint's next may be due) or the poll interval passes (another endpoint's may be).
+        // Until a run ends (its endpoint's next may be due) or the poll interval passes (another endpoint's may be).
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.config.webhooks.pollMs);
           this.#wake = () => {
@@ -97,17 +126,72 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Makes the deliveries of the events written since (db/webhook-deliveries.ts, fanOut), a batch at a time. */
-  async #fanOut(): Promise<void> {
-    const started = performance.now();
-    // Most turns find nothing to fan out: no transaction (nor, on PostgreSQL, the instances' shared lock) for them.
-    if (await this.store.webhookDeliveries.anyToFanOut()) await this.store.transaction((store) => store.webhookDeliveries.fanOut(FAN_OUT_BATCH, newId));
-    // On SQLite the statements run on the event loop; PostgreSQL's wait is not the loop's.
+  /** Database work begun at `started` is done: on SQLite it ran on the event loop, and counts against the share. */
+  #onLoop(started: number): void {
     if (this.config.database.dialect === 'sqlite') this.#share.spent(performance.now() - started);
   }
 
-  async #deliver(d: WebhookDelivery, webhook: Webhook | undefined, event: WebhookEvent | undefined): Promise<void> {
+  /** Makes the deliveries of the events written since (db/webhook-deliveries.ts, fanOut), a batch at a time. */
+  async #fanOut(): Promise<void> {
+    // Most turns find nothing to fan out: no transaction (nor, on PostgreSQL, the instances' shared lock) for them.
+    if (await this.store.webhookDeliveries.anyToFanOut()) await this.store.transaction((store) => store.webhookDeliveries.fanOut(FAN_OUT_BATCH, newId));
+  }
+
+  /**
+   * One endpoint's run, in its order: each sent once the one before succeeded; the successes
+   * recorded together (at the end, before a failure is, and at least every RECORD_EVERY_MS). A
+   * failure is recorded (retry, or the endpoint switched off) and the rest of the run given back,
+   * to wait behind it; so is the rest when the service stops.
+   */
+  async #deliverRun(run: WebhookDelivery[], webhook: Webhook | undefined, events: Map<string, WebhookEvent>, signal?: AbortSignal): Promise<void> {
     if (!webhook) return; // deleted meanwhile: its deliveries went with it
+    const claimId = run[0]!.claimId!;
+    let done: { id: string; at: string; outcome: SendOutcome }[] = [];
+    let recordedAt = performance.now();
+    const record = async () => {
+      const now = done;
+      done = [];
+      recordedAt = performance.now();
+      await this.store.webhookDeliveries.deliveredMany(claimId, now);
+      this.#onLoop(recordedAt);
+    };
+    let sent = 0;
+    let cleared = false;
+    try {
+      for (const d of run) {
+        // Each delivery waits its turn while requests come in, as each claim does.
+        if (sent > 0) await this.#share.turn(signal);
+        if (signal?.aborted) break;
+        const outcome = await this.#send(d, webhook, events.get(d.eventId));
+        sent++;
+        const now = nowDate().toISOString();
+        if (!outcome.ok) {
+          await record();
+          await this.#failed(d, webhook.url, outcome, now);
+          break;
+        }
+        done.push({ id: d.id, at: now, outcome });
+        const logging = performance.now();
+        this.log.info({ webhookId: webhook.id, deliveryId: d.id, event: d.eventType, status: outcome.statusCode }, 'webhook delivered');
+        this.#share.spent(performance.now() - logging);
+        if (webhook.failingSince !== null && !cleared) {
+          // Read with the claim: an endpoint that was not failing then has nothing to clear (a failure
+          // recorded since by another instance is cleared by the next success seen as failing).
+          await record();
+          await this.store.webhooks.healthy(webhook.id);
+          cleared = true;
+        } else if (performance.now() - recordedAt >= RECORD_EVERY_MS) await record();
+      }
+      await record();
+    } finally {
+      if (done.length) await record();
+      // Not attempted: free again at once (their lease would otherwise hold the endpoint's queue until it lapsed).
+      await this.store.webhookDeliveries.release(claimId, run.slice(sent).map((d) => d.id));
+    }
+  }
+
+  /** Sends one delivery (its body made once for all endpoints, signed for this one). */
+  async #send(d: WebhookDelivery, webhook: Webhook, event: WebhookEvent | undefined): Promise<SendOutcome> {
     const body = await this.#bodies.body(d.eventId, event);
     const timestamp = Math.floor(nowMs() / 1000);
     const secrets = [webhook.secret];
@@ -115,20 +199,10 @@ export class WebhookDispatcher {
     const signing = performance.now();
     const headers = { 'webhook-id': d.eventId, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(secrets, d.eventId, timestamp, body) };
     const { timeoutMs, allowPrivateTargets } = this.config.webhooks;
-    const sending = postWebhook(webhook.url, headers, body, { timeoutMs, allowPrivate: allowPrivateTargets });
-    // Signing and what sending does before its first wait; the wait for the endpoint is not the loop's.
+    const sending = postWebhook(webhook.url, headers, body, { timeoutMs, allowPrivate: allowPrivateTargets, onLoop: (ms) => this.#share.spent(ms) });
+    // Signing, and sending's writing and reading (onLoop); the wait for the endpoint is not the loop's.
     this.#share.spent(performance.now() - signing);
-    const outcome = await sending;
-    const now = nowDate().toISOString();
-    if (outcome.ok) {
-      await this.store.webhookDeliveries.delivered(d.id, d.claimId!, now, outcome);
-      // Read with the claim: an endpoint that was not failing then has nothing to clear (a failure
-      // recorded since by another instance is cleared by the next success seen as failing).
-      if (webhook.failingSince !== null) await this.store.webhooks.healthy(webhook.id);
-      this.log.info({ webhookId: webhook.id, deliveryId: d.id, event: d.eventType, status: outcome.statusCode }, 'webhook delivered');
-      return;
-    }
-    await this.#failed(d, webhook.url, outcome, now);
+    return sending;
   }
 
   async #failed(d: WebhookDelivery, url: string, outcome: SendOutcome, now: string): Promise<void> {

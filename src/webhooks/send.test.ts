@@ -68,3 +68,60 @@ describe('a webhook target whose DNS answer changes (rebinding)', () => {
     lookup.mock.restore();
   });
 });
+
+describe('connections kept open between deliveries', () => {
+  /** A receiver counting its connections; `drop(n)`: the n-th request on a connection closes it without an answer. */
+  async function counting(drop?: (nth: number) => boolean) {
+    const seen = { connections: 0, requests: 0 };
+    const server = http.createServer((req, res) => {
+      seen.requests++;
+      const nth = ((req.socket as unknown as { served?: number }).served = ((req.socket as unknown as { served?: number }).served ?? 0) + 1);
+      req.resume();
+      req.on('end', () => {
+        if (drop?.(nth)) req.socket.destroy();
+        else res.end('ok');
+      });
+    });
+    server.on('connection', () => seen.connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    return { seen, url, close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) };
+  }
+
+  test('deliveries one after another to one endpoint share one connection', async () => {
+    const r = await counting();
+    try {
+      for (let i = 0; i < 5; i++) {
+        const outcome = await postWebhook(r.url, {}, `{"n":${i}}`, { timeoutMs: 2000, allowPrivate: true });
+        assert.equal(outcome.ok, true, outcome.error ?? '');
+      }
+      assert.deepEqual(r.seen, { connections: 1, requests: 5 });
+    } finally {
+      await r.close();
+    }
+  });
+
+  test('a kept connection the endpoint closed without answering: sent again once on a new one, and delivered', async () => {
+    // Every second request on a connection is dropped: the second delivery finds its kept connection closed.
+    const r = await counting((nth) => nth === 2);
+    try {
+      assert.equal((await postWebhook(r.url, {}, '{"n":1}', { timeoutMs: 2000, allowPrivate: true })).ok, true);
+      const outcome = await postWebhook(r.url, {}, '{"n":2}', { timeoutMs: 2000, allowPrivate: true });
+      assert.equal(outcome.ok, true, outcome.error ?? '');
+      assert.deepEqual(r.seen, { connections: 2, requests: 3 });
+    } finally {
+      await r.close();
+    }
+  });
+
+  test('an endpoint that drops a new connection: a failed attempt, not sent again', async () => {
+    const r = await counting(() => true);
+    try {
+      const outcome = await postWebhook(r.url, {}, '{}', { timeoutMs: 2000, allowPrivate: true });
+      assert.equal(outcome.ok, false);
+      assert.equal(r.seen.requests, 1);
+    } finally {
+      await r.close();
+    }
+  });
+});
