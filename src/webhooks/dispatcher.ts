@@ -107,7 +107,10 @@ export class WebhookDispatcher {
             inFlight.add(attempt);
           }
         }
-        if (inFlight.size === 0) return;
+        if (inFlight.size === 0) {
+          this.#share.behind(0); // caught up
+          return;
+        }
         // Until a run ends (its endpoint's next may be due) or the poll interval passes (another endpoint's may be).
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.config.webhooks.pollMs);
@@ -159,7 +162,8 @@ export class WebhookDispatcher {
     let cleared = false;
     try {
       for (const d of run) {
-        // Each delivery waits its turn while requests come in, as each claim does.
+        // Each delivery waits its turn while requests come in, as each claim does; the further behind, the larger its share.
+        if (d.attempts <= 1) this.#share.behind(nowMs() - Date.parse(d.createdAt));
         if (sent > 0) await this.#share.turn(signal);
         if (signal?.aborted) break;
         const outcome = await this.#send(d, webhook, events.get(d.eventId));

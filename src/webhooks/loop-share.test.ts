@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type LoopClock, LoopShare } from './loop-share.js';
+import { BEHIND_GRACE_MS, BEHIND_RAMP_MS, type LoopClock, LoopShare, MOST_SHARE, shareBehind } from './loop-share.js';
 
 /** A clock and a request count the test moves. */
 function fakeLoop() {
@@ -57,4 +57,29 @@ test('LoopShare: turn ends early when the service stops', async () => {
   setTimeout(() => stop.abort(), 20);
   await share.turn(stop.signal);
   assert.ok(Date.now() - started < 1000);
+});
+
+test('shareBehind: the base share for a fresh backlog, growing with its age to half the loop', () => {
+  const cases: [string, number, number][] = [
+    ['caught up', 0, 0.03],
+    ['within the grace', BEHIND_GRACE_MS, 0.03],
+    ['half-way up the ramp', BEHIND_GRACE_MS + BEHIND_RAMP_MS / 2, 0.03 + (MOST_SHARE - 0.03) / 2],
+    ['at the top', BEHIND_GRACE_MS + BEHIND_RAMP_MS, MOST_SHARE],
+    ['far behind: still half', 3_600_000, MOST_SHARE],
+  ];
+  for (const [what, behind, want] of cases) assert.ok(Math.abs(shareBehind(0.03, behind) - want) < 1e-9, `${what}: ${shareBehind(0.03, behind)}`);
+  assert.equal(shareBehind(0.8, 3_600_000), 0.8, 'a base above the top stays');
+});
+
+test('LoopShare: work far behind waits less under the same requests, and the base share returns once caught up', () => {
+  const { state, clock } = fakeLoop();
+  const share = new LoopShare(0.03, 250, clock);
+  state.now = 50;
+  state.requests = 1;
+  share.spent(3); // 3 ms of work in 50 ms: over a 3 % share (wait to 100 ms), within a 50 % one
+  assert.equal(share.waitMs(), 50, 'fresh work keeps to 3 %');
+  share.behind(BEHIND_GRACE_MS + BEHIND_RAMP_MS);
+  assert.equal(share.waitMs(), 0, 'two minutes behind: its share is half the loop');
+  share.behind(0);
+  assert.equal(share.waitMs(), 50, 'caught up: 3 % again');
 });
