@@ -24,13 +24,11 @@ const FAN_OUT_BATCH = 200;
 
 /**
  * Deliveries of one endpoint one claim holds (its first pending one and those following it): sent
- * one after another, their successes recorded together, so a burst costs two statements per run
- * instead of two per delivery. Should the instance die mid-run, its sent but unrecorded ones are sent
- * again (at least once): at most this many, and at most RECORD_EVERY_MS' worth.
+ * one after another, so a burst costs one claim per run instead of one per delivery. Each success is
+ * recorded before the next is sent: an instance that dies mid-run sends again only the delivery it
+ * was cut in (the issue's "duplicates only for deliveries cut mid-flight"; the chaos soak counts them).
  */
 const RUN = 16;
-/** A run records what it delivered at least this often (a slow endpoint's run takes its time). */
-const RECORD_EVERY_MS = 1000;
 
 /**
  * Delivers the webhook outbox (the `webhook dispatch` job, jobs.ts). Before each claim it makes the
@@ -141,8 +139,7 @@ export class WebhookDispatcher {
   }
 
   /**
-   * One endpoint's run, in its order: each sent once the one before succeeded; the successes
-   * recorded together (at the end, before a failure is, and at least every RECORD_EVERY_MS). A
+   * One endpoint's run, in its order: each sent once the one before succeeded and was recorded. A
    * failure is recorded (retry, or the endpoint switched off) and the rest of the run given back,
    * to wait behind it; so is the rest when the service stops.
    */
@@ -150,13 +147,13 @@ export class WebhookDispatcher {
     if (!webhook) return; // deleted meanwhile: its deliveries went with it
     const claimId = run[0]!.claimId!;
     let done: { id: string; at: string; outcome: SendOutcome }[] = [];
-    let recordedAt = performance.now();
     const record = async () => {
+      if (!done.length) return;
       const now = done;
       done = [];
-      recordedAt = performance.now();
+      const recording = performance.now();
       await this.store.webhookDeliveries.deliveredMany(claimId, now);
-      this.#onLoop(recordedAt);
+      this.#onLoop(recording);
     };
     let sent = 0;
     let cleared = false;
@@ -175,18 +172,17 @@ export class WebhookDispatcher {
           break;
         }
         done.push({ id: d.id, at: now, outcome });
+        await record();
         const logging = performance.now();
         this.log.info({ webhookId: webhook.id, deliveryId: d.id, event: d.eventType, status: outcome.statusCode }, 'webhook delivered');
         this.#share.spent(performance.now() - logging);
         if (webhook.failingSince !== null && !cleared) {
           // Read with the claim: an endpoint that was not failing then has nothing to clear (a failure
           // recorded since by another instance is cleared by the next success seen as failing).
-          await record();
           await this.store.webhooks.healthy(webhook.id);
           cleared = true;
-        } else if (performance.now() - recordedAt >= RECORD_EVERY_MS) await record();
+        }
       }
-      await record();
     } finally {
       if (done.length) await record();
       // Not attempted: free again at once (their lease would otherwise hold the endpoint's queue until it lapsed).
