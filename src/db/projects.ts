@@ -8,7 +8,6 @@ import { projectItemsRepo } from './project-items.js';
 import { CSV_ROW, type CsvSelection, type ListQuery, type ListRows, type ListTables, csvRowsOf } from './projects-csv.js';
 import { reusable } from './reusable.js';
 import { type Page, type ProjectRowWithNames, decodeCursor, decodeDueCursor, decodePriorityCursor, encodeCursor, encodeDueCursor, encodePriorityCursor, olderThan, toProject, toProjectWithNames } from './rows.js';
-import type { Tables } from './schema.js';
 import { type Scope, visibleTo } from './visibility.js';
 
 /** A project with the names it shows (its POC's, its approver's, its customer's, its PI's submitter's). */
