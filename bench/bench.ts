@@ -23,7 +23,7 @@ import { hashPassword } from '../src/passwords.js';
 import { BUILT, RssSampler, type ServiceProcess, memoryOf, spawnService } from '../test/helpers/child-service.js';
 import { testConfig } from '../test/helpers/service.js';
 import { type HttpResult, contentBlock, jsonRequest, request, sessionCookie, streamUpload } from './http.js';
-import { KiB, MiB, fmtBytes, fmtMs, percentile, printTable, runLoad } from './load.js';
+import { CLIENT_BOUND, type ClientCpu, KiB, MiB, clientCpuMeter, fmtBytes, fmtClientCpu, fmtMs, medianClient, percentile, printTable, runLoad } from './load.js';
 import { previews } from './previews.js';
 import { webhookPhase } from './webhooks.js';
 import { type BenchContext, cpuMsOf, type Phase, type Probed, type ReportRow, fmtProbe, fmtRatio, median, probeHealth, startReference } from './phase.js';
@@ -149,14 +149,15 @@ async function main(): Promise<void> {
   const grouped = order.flatMap((s) => rows.filter((r) => r.section === s));
   let section = '';
   printTable(
-    ['section', 'metric', 'ours', 'reference', 'ratio', 'goal', 'detail'],
+    ['section', 'metric', 'ours', 'reference', 'ratio · server CPU/req', 'client CPU/req: ours · ref', 'goal', 'detail'],
     grouped.map((r) => {
       const cells = [
         r.section === section ? '' : r.section,
         r.metric,
         r.value,
         r.reference ?? '',
-        r.ratio === undefined ? '' : fmtRatio(r.ratio),
+        [r.ratio === undefined ? '' : fmtRatio(r.ratio), r.cpuRatio === undefined ? '' : `CPU ${fmtRatio(r.cpuRatio)}`].filter(Boolean).join(' · '),
+        r.client ? [r.client.ours, r.client.reference].map((c) => (c ? fmtClientCpu(c) : '–')).join(' · ') : '',
         r.goal ? `${r.goal.met ? '✓' : '✗'} ${r.goal.text}` : '',
         r.detail ?? '',
       ];
@@ -164,6 +165,10 @@ async function main(): Promise<void> {
       return cells;
     }),
   );
+  console.log('');
+  console.log('  ratio: ours / reference (higher is better); server CPU/req: reference / ours, from each server process\'s user + system time.');
+  console.log(`  client CPU/req: this process's CPU (the load generators) per request, and (in brackets) its main thread's share of one core;`);
+  console.log(`  ‼ marks a load where that share was ≥ ${CLIENT_BOUND * 100} %: the client was the bottleneck, so the figure and its ratio measure the client.`);
 }
 
 /** The benchmark project (approved, so the admin may upload POs) and the upload form's fields. */
@@ -219,6 +224,7 @@ async function largeUploads(ctx: BenchContext): Promise<void> {
     const label = fmtBytes(size);
     const rates: Record<UploadTarget, number[]> = { ours: [], raw: [], 'raw+sha256': [] };
     const cpu: Record<UploadTarget, number[]> = { ours: [], raw: [], 'raw+sha256': [] };
+    const client: Record<UploadTarget, ClientCpu[]> = { ours: [], raw: [], 'raw+sha256': [] };
     let peak = 0;
     let growth = 0;
     let probe: Probed = { latencies: [], targets: [] };
@@ -230,6 +236,7 @@ async function largeUploads(ctx: BenchContext): Promise<void> {
         const sampler = target === 'ours' ? new RssSampler(pid, 20).start() : undefined;
         const prober = target === 'ours' && size === GiB ? await probeHealth(port, METRICS_TOKEN) : undefined;
         const cpuBefore = cpuMsOf(server);
+        const meter = clientCpuMeter();
         let ms = 0;
         try {
           for (let i = 0; i < count; i++) {
@@ -242,6 +249,7 @@ async function largeUploads(ctx: BenchContext): Promise<void> {
           if (prober) probe = await prober.stop();
         }
         cpu[target].push(cpuMsOf(server) - cpuBefore);
+        client[target].push(meter.stop(count));
         rates[target].push(mibPerS(size * count, ms));
         if (sampler) peak = Math.max(peak, sampler.peak);
         if (sampler && before) growth = Math.max(growth, sampler.peak - before.rss);
@@ -251,9 +259,15 @@ async function largeUploads(ctx: BenchContext): Promise<void> {
     const ofChecksum = pairedRatio(rates.ours, rates['raw+sha256']);
     const rounds = (target: UploadTarget) => rates[target].map((x) => x.toFixed(0)).join('/');
     const metric = count > 1 ? `throughput, ${count} × ${label} files one after another` : `throughput, ${label} file`;
+    // CPU per upload (one after another) or per GiB (one large file): what the bytes cost each server.
+    const perUnit = count > 1 ? count : size / GiB;
+    const unit = count > 1 ? `per ${label} upload` : 'per GiB';
+    const cpuOf = (target: UploadTarget) => median(cpu[target]) / perUnit;
     ctx.report({
       section: 'upload',
       metric: `${metric}, of raw + SHA-256`,
+      cpuRatio: cpuOf('raw+sha256') / cpuOf('ours'),
+      client: { ours: medianClient(client.ours), reference: medianClient(client['raw+sha256']) },
       value: `${value.toFixed(1)} MiB/s`,
       reference: `${median(rates['raw+sha256']).toFixed(1)} MiB/s`,
       ratio: ofChecksum,
@@ -266,12 +280,10 @@ async function largeUploads(ctx: BenchContext): Promise<void> {
       value: `${value.toFixed(1)} MiB/s`,
       reference: `${median(rates.raw).toFixed(1)} MiB/s`,
       ratio: pairedRatio(rates.ours, rates.raw),
+      cpuRatio: cpuOf('raw') / cpuOf('ours'),
+      client: { ours: medianClient(client.ours), reference: medianClient(client.raw) },
       detail: `rounds: raw ${rounds('raw')} MiB/s`,
     });
-    // CPU per upload (one after another) or per GiB (one large file): what the bytes cost each server.
-    const perUnit = count > 1 ? count : size / GiB;
-    const unit = count > 1 ? `per ${label} upload` : 'per GiB';
-    const cpuOf = (target: UploadTarget) => median(cpu[target]) / perUnit;
     ctx.report({
       section: 'upload',
       metric: `server CPU ${unit}, ${label} uploads`,
@@ -360,6 +372,8 @@ async function smallUploads(ctx: BenchContext): Promise<void> {
     reference: `${ref.toFixed(1)} /s`,
     ratio: pairedRatio(ours.map((o) => o.rate), refs),
     goal: { text: `≥ ${goal * 100} % of raw (${ctx.config.database.dialect})`, met: pairedRatio(ours.map((o) => o.rate), refs) >= goal },
+    cpuRatio: pairedRatio(refRuns.map((r) => r.cpuPerUpload), ours.map((o) => o.cpuPerUpload)),
+    client: { ours: medianClient(ours.map((o) => o.load.client)), reference: medianClient(refRuns.map((r) => r.load.client)) },
     detail: `rounds: ours ${ours.map((o) => o.rate.toFixed(0)).join('/')}, raw ${refs.map((x) => x.toFixed(0)).join('/')} /s; auth, database, activity, events`,
   });
   ctx.report({
@@ -393,17 +407,22 @@ async function idleUploadLatency(ctx: BenchContext): Promise<void> {
       const upload = (name: string) => smallUpload(ctx, target, { agent, fields, block, filename: `idle-${round}-${name}.pdf` });
       // The first uploads open the connection and warm the code: start-up, not the idle path.
       for (let i = 0; i < IDLE_UPLOAD.warmup; i++) await upload(`warmup-${i}`);
-      return (await runLoad(1, IDLE_UPLOAD.count, IDLE_UPLOAD.maxMs, (n) => upload(String(n)))).latencies;
+      return await runLoad(1, IDLE_UPLOAD.count, IDLE_UPLOAD.maxMs, (n) => upload(String(n)));
     } finally {
       agent.destroy();
     }
   };
   const ours: number[][] = [];
   const refs: number[][] = [];
+  const clients: { ours: ClientCpu[]; reference: ClientCpu[] } = { ours: [], reference: [] };
   for (let round = 0; round < ctx.rounds; round++) {
     ctx.step(`idle upload latency, round ${round + 1}: one client, ${IDLE_UPLOAD.count} × ${fmtBytes(IDLE_UPLOAD.size)} one after another, reference then ours`);
-    refs.push(await run('reference', round));
-    ours.push(await run('ours', round));
+    const ref = await run('reference', round);
+    const mine = await run('ours', round);
+    refs.push(ref.latencies);
+    ours.push(mine.latencies);
+    clients.reference.push(ref.client);
+    clients.ours.push(mine.client);
   }
   const counts = [...new Set([...ours, ...refs].map((l) => l.length))].join('/');
   for (const p of [50, 99] as const) {
@@ -419,6 +438,7 @@ async function idleUploadLatency(ctx: BenchContext): Promise<void> {
       reference: fmtMs(median(raw)),
       ratio,
       goal: p === 99 ? { text: `p99 ≤ ${goal}× raw's (ratio raw/ours ≥ ${((1 / goal) * 100).toFixed(0)} %)`, met: ratio >= 1 / goal } : undefined,
+      client: p === 50 ? { ours: medianClient(clients.ours), reference: medianClient(clients.reference) } : undefined,
       detail:
         `ours/raw ${(1 / ratio).toFixed(2)}×; rounds: ours ${mine.map((x) => x.toFixed(2)).join('/')}, raw ${raw.map((x) => x.toFixed(2)).join('/')} ms` +
         (p === 99 ? `; ${counts} uploads a round after ${IDLE_UPLOAD.warmup} to warm up, one kept-alive connection` : `; max ours ${fmtMs(median(ours.map((l) => l.at(-1) ?? NaN)))}, raw ${fmtMs(median(refs.map((l) => l.at(-1) ?? NaN)))}`),
@@ -450,6 +470,8 @@ async function teamList(ctx: BenchContext): Promise<void> {
   const run = async (target: 'ours' | 'reference', variant: Variant) => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: TEAM.clients });
     const prober = await probeHealth(target === 'ours' ? port : ctx.reference.port, target === 'ours' ? METRICS_TOKEN : undefined);
+    const server = target === 'ours' ? ctx.pid : ctx.reference.pid;
+    const cpuBefore = cpuMsOf(server);
     let wire = 0;
     try {
       const load = await runLoad(TEAM.clients, TEAM.maxCount, ctx.loadMs, async () => {
@@ -460,7 +482,7 @@ async function teamList(ctx: BenchContext): Promise<void> {
         wire = res.bytes;
         return res.ms;
       });
-      return { rate: load.count / (load.elapsedMs / 1000), load, wire, probe: await prober.stop() };
+      return { rate: load.count / (load.elapsedMs / 1000), load, wire, cpuPerRequest: (cpuMsOf(server) - cpuBefore) / load.count, probe: await prober.stop() };
     } finally {
       await prober.stop().catch(() => undefined); // already stopped above unless the load failed
       agent.destroy();
@@ -485,6 +507,8 @@ async function teamList(ctx: BenchContext): Promise<void> {
     reference: `${ref.toFixed(1)} /s`,
     ratio: pairedRatio(ours.map((o) => o.rate), refs.map((r) => r.rate)),
     goal: { text: '≥ 2× the earlier approach', met: pairedRatio(ours.map((o) => o.rate), refs.map((r) => r.rate)) >= 2 },
+    cpuRatio: pairedRatio(refs.map((r) => r.cpuPerRequest), ours.map((o) => o.cpuPerRequest)),
+    client: { ours: medianClient(ours.map((o) => o.load.client)), reference: medianClient(refs.map((r) => r.load.client)) },
     detail: `rounds: ours ${ours.map((o) => o.rate.toFixed(1)).join('/')}, earlier ${refs.map((r) => r.rate.toFixed(1)).join('/')} /s; ${fmtBytes(size)} of JSON each, no Accept-Encoding`,
   });
   ctx.report({
@@ -517,6 +541,8 @@ async function teamList(ctx: BenchContext): Promise<void> {
       value: `${r.rate.toFixed(1)} /s`,
       reference: `${ref.toFixed(1)} /s`,
       ratio: r.rate / ref,
+      cpuRatio: median(refs.map((x) => x.cpuPerRequest)) / r.cpuPerRequest,
+      client: { ours: r.load.client, reference: medianClient(refs.map((x) => x.load.client)) },
       detail: `${fmtBytes(r.wire)} on the wire; p50 ${fmtMs(percentile(r.load.latencies, 50))}; /healthz p99 ${fmtMs(percentile(r.probe.latencies, 99))}`,
     });
   }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Config } from '../src/config.js';
 import { freePort } from '../test/helpers/service.js';
 import { request } from './http.js';
-import { fmtMs, percentile } from './load.js';
+import { type ClientCpu, fmtMs, percentile } from './load.js';
 
 export interface BenchContext {
   config: Config;
@@ -42,6 +42,10 @@ export interface ReportRow {
   /** The goal for the ratio or figure, in words (printed with ✓ or ✗). */
   goal?: { text: string; met: boolean };
   detail?: string;
+  /** The client's own CPU over our load and over the reference's (bench/load.ts), printed beside the figure; "‼" marks a load the client was the bottleneck of. */
+  client?: { ours?: ClientCpu; reference?: ClientCpu };
+  /** Server CPU per request, reference / ours (higher is better), printed beside a throughput ratio. */
+  cpuRatio?: number;
 }
 
 export interface Phase {

@@ -17,6 +17,8 @@ import { KiB, MiB, fmtBytes, fmtMs, percentile, printTable, runLoad } from './lo
 const BIG = 100 * MiB;
 const SMALL_UPLOAD = { size: 10 * KiB, clients: 8, maxCount: 2000, durationMs: 10_000 };
 const NOTIFY_ROUNDS = 200;
+/** Issue 39's goal for the cross-instance event (upload on A → event on B). */
+const CROSS_P99_GOAL_MS = 30;
 
 const step = (msg: string) => console.error(`[bench] ${msg}`);
 const rows: string[][] = [];
@@ -82,6 +84,7 @@ async function main(): Promise<void> {
       const onA = await openStream(ports[0]!, cookie);
       const cross: number[] = [];
       const local: number[] = [];
+      const hop: number[] = [];
       const block = contentBlock(KiB);
       try {
         for (let i = 0; i < NOTIFY_ROUNDS; i++) {
@@ -91,6 +94,7 @@ async function main(): Promise<void> {
           checkedUpload(await streamUpload({ port: ports[0]!, cookie, fields, filename: `n-${i}.pdf`, contentType: 'application/pdf', size: KiB, block, timeoutMs: 30_000 }), KiB);
           cross.push(await seenB);
           local.push(await seenA);
+          hop.push(cross.at(-1)! - local.at(-1)!);
         }
       } finally {
         onA.close();
@@ -98,8 +102,12 @@ async function main(): Promise<void> {
       }
       cross.sort((x, y) => x - y);
       local.sort((x, y) => x - y);
-      rows.push(['realtime', 'upload start → project-updated on instance B, p50 / p99', `${fmtMs(percentile(cross, 50))} / ${fmtMs(percentile(cross, 99))}`, `${NOTIFY_ROUNDS} 1 KiB uploads on A, one at a time, through Redis`]);
-      rows.push(['', 'upload start → project-updated on instance A, p50 / p99', `${fmtMs(percentile(local, 50))} / ${fmtMs(percentile(local, 99))}`, 'the same events on the uploading instance']);
+      hop.sort((x, y) => x - y);
+      const goal = percentile(cross, 99) <= CROSS_P99_GOAL_MS ? '✓' : '✗';
+      rows.push(['realtime', 'upload start → project-updated on instance B, p50 / p99', `${fmtMs(percentile(cross, 50))} / ${fmtMs(percentile(cross, 99))}`, `${goal} p99 ≤ ${CROSS_P99_GOAL_MS} ms; ${NOTIFY_ROUNDS} 1 KiB uploads on A, one at a time, through Redis; B's p99 / A's ${(percentile(cross, 99) / percentile(local, 99)).toFixed(2)}×`]);
+      rows.push(['', 'upload start → project-updated on instance A (reference), p50 / p99', `${fmtMs(percentile(local, 50))} / ${fmtMs(percentile(local, 99))}`, 'the same events on the uploading instance: the upload and its commit, without the hop']);
+      // What the second instance adds to each event: the Redis hop and B's delivery, apart from the upload's own time (which a busy machine stretches).
+      rows.push(['', 'B − A for the same event, p50 / p99 / max', `${fmtMs(percentile(hop, 50))} / ${fmtMs(percentile(hop, 99))} / ${fmtMs(hop.at(-1)!)}`, 'per upload: B seen minus A seen']);
     }
 
     // 3. Small uploads from 8 clients spread over both instances.

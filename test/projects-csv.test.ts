@@ -218,10 +218,50 @@ describe('20,000 projects', () => {
     // About 1 KB a line, 20 MB in all: far more than the sockets' buffers (a few MB) hold while the client waits.
     const { customerIds } = await seedProjects(svc.deps.database, { projects: COUNT, customers: 50, pocIds: [admin.user.id], today: TODAY, namePadding: 900 });
     assert.equal(customerIds.length, 50);
-    // Count the pages read: the export reads through the list's repository query.
+    // Count the pages read: the export reads through the list's repository walk (csvPage).
     const repo = svc.deps.store.projects;
-    const list = repo.list.bind(repo);
-    repo.list = (...args) => ((reads += 1), list(...args));
+    const csvPage = repo.csvPage.bind(repo);
+    repo.csvPage = (...args) => ((reads += 1), csvPage(...args));
+  });
+
+  test('the lean read writes what the project objects wrote: byte for byte, every page, each sort and a filter', async () => {
+    // Among the 20,000 (40 pages): payments (two on one), lines, holds, rush, Devanagari, a customer with quotes, PIs and none.
+    const db = svc.deps.database.db;
+    const picked = await db.selectFrom('projects').select(['id', 'pi_amount']).orderBy('number').where('number', '<=', 2000).execute();
+    const withPi = picked.filter((p) => p.pi_amount !== null);
+    const at = '2026-03-01T00:00:00.000Z';
+    for (const [i, p] of withPi.slice(0, 30).entries()) {
+      for (let k = 0; k <= i % 2; k++) {
+        await db.insertInto('payments').values({ id: crypto.randomUUID(), project_id: p.id, amount: 1000 * (i + 1) + k, currency: 'INR', received_on: '2026-03-01', method: null, reference: null, recorded_by_id: admin.user.id, created_at: at }).execute();
+      }
+    }
+    for (const [i, p] of picked.slice(0, 20).entries()) {
+      await db.insertInto('project_items').values({ id: crypto.randomUUID(), project_id: p.id, position: 0, description: `पोस्टर ${i}`, quantity: 10, unit: 'pcs', size: null, stock: null, colours: null, finishing: null, notes: null }).execute();
+    }
+    for (const p of picked.slice(40, 60)) await db.updateTable('projects').set({ held: true, hold_reason: 'कागज़ की कमी, "paper"', hold_since: at, hold_by_id: admin.user.id }).where('id', '=', p.id).execute();
+    for (const p of picked.slice(50, 90)) await db.updateTable('projects').set({ rush: true, name: `शादी के कार्ड ${p.id.slice(0, 4)}` }).where('id', '=', p.id).execute();
+    await db.updateTable('projects').set({ customer_id: acmeId }).where('id', '=', picked[3]!.id).execute();
+
+    const { csvLine } = await import('../src/domain/csv.js');
+    const { projectCsvValues } = await import('../src/presenters/projects-csv.js');
+    const config = svc.deps.config;
+    /** The export as it was made before the lean read: the list's pages of project objects, each through projectCsvValues. */
+    const before = async (f: { sort?: 'due' | 'priority'; q?: string }) => {
+      let text = '';
+      let cursor: string | undefined;
+      do {
+        const page = await svc.deps.store.projects.list({ all: true }, { ...f, limit: 500, cursor });
+        for (const p of page.items) text += csvLine(projectCsvValues(p, TODAY, config.currency, config.timeZone));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      return text;
+    };
+    for (const [query, f] of [['', {}], ['?sort=due', { sort: 'due' }], ['?sort=priority', { sort: 'priority' }], ['?q=job 1', { q: 'job 1' }]] as const) {
+      const now = (await download(admin, query)).text;
+      const then = await before(f);
+      assert.ok(then.split('\r\n').length > 1000, query);
+      assert.equal(now.slice(now.indexOf('\r\n') + 2), then, query || 'newest');
+    }
   });
 
   test('streamed: read as the client reads, not ahead; a client that goes away stops the reads', async () => {

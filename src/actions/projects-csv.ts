@@ -1,12 +1,12 @@
 import type { Deps } from '../deps.js';
 import { todayOf } from '../deps.js';
 import type { ProjectFilter } from '../db/projects.js';
-import { csvHeader, csvLine } from '../domain/csv.js';
+import { csvHeader } from '../domain/csv.js';
 import { type DueFilter, dueRange } from '../domain/due.js';
 import type { Actor } from '../domain/model.js';
-import { PROJECT_CSV_COLUMNS, projectCsvValues } from '../presenters/projects-csv.js';
+import { PROJECT_CSV_COLUMNS, projectCsvLine } from '../presenters/projects-csv.js';
 
-/** How many projects one read takes: each page is one keyset query (and its two reads of lines and payments). */
+/** How many projects one read takes: each page is one keyset query of the CSV's columns (db/projects-csv.ts). */
 export const CSV_PAGE = 500;
 
 export type ProjectsCsvFilter = Omit<ProjectFilter, 'dueRange' | 'limit' | 'cursor'> & { due?: DueFilter };
@@ -23,9 +23,11 @@ export async function* projectsCsv(deps: Pick<Deps, 'store' | 'config' | 'clock'
   yield csvHeader(PROJECT_CSV_COLUMNS);
   let cursor: string | undefined;
   do {
-    const page = await deps.store.projects.list(actor, { ...filter, dueRange: due && dueRange(due, today), limit: CSV_PAGE, cursor });
-    if (page.items.length) yield page.items.map((p) => csvLine(projectCsvValues(p, today, deps.config.currency, deps.config.timeZone))).join('');
+    const page = await deps.store.projects.csvPage(actor, { ...filter, dueRange: due && dueRange(due, today), limit: CSV_PAGE, cursor });
+    let text = '';
+    for (const row of page.rows) text += projectCsvLine(row, today, deps.config.currency, deps.config.timeZone);
     cursor = page.nextCursor ?? undefined;
+    if (text) yield text;
   } while (cursor);
 }
 

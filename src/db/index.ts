@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement, sql } from 'kysely';
+import { type CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement, sql } from 'kysely';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type { Pool as PgPool } from 'pg';
 import type { Config } from '../config.js';
@@ -45,6 +45,8 @@ export interface Database {
   destroy(): Promise<void>;
   /** PostgreSQL: the pool's connections right now, and how many idle ones have failed since start (for /metrics). */
   pool?: { total(): number; idle(): number; waiting(): number; idleErrors(): number };
+  /** A compiled query's rows as arrays of its columns in order (no object per row): for reads of many rows (the CSV export). Outside transactions only. */
+  arrays?: (query: CompiledQuery) => Promise<unknown[][]>;
 }
 
 /**
@@ -59,8 +61,9 @@ export async function openDatabase(config: Config['database'], log: Pick<Log, 'w
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: new PreparedStatements(sqlite) }) });
-    return { db, dialect: 'sqlite', destroy: () => db.destroy() };
+    const statements = new PreparedStatements(sqlite);
+    const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: statements }) });
+    return { db, dialect: 'sqlite', destroy: () => db.destroy(), arrays: async (query) => statements.arrays(query.sql, query.parameters) };
   }
 
   // Loaded only for PostgreSQL (as the drivers are: less to load and to keep in memory on SQLite).
@@ -115,6 +118,8 @@ export async function openDatabase(config: Config['database'], log: Pick<Log, 'w
     dialect: 'postgres',
     destroy: () => db.destroy(),
     pool: { total: () => pool.totalCount, idle: () => pool.idleCount, waiting: () => pool.waitingCount, idleErrors: () => idleErrors },
+    // pool.query destroys a connection released with an error (a timed-out query), as discardingTimedOut does.
+    arrays: async (query) => (await pool.query<unknown[]>({ text: query.sql, values: [...query.parameters], rowMode: 'array' })).rows,
   };
 }
 
@@ -226,11 +231,25 @@ const STATEMENT_CACHE_SIZE = 500;
  */
 export class PreparedStatements implements SqliteDatabase {
   readonly #statements = new Map<string, SQLite.Statement>();
+  /** Statements in raw mode (rows as arrays), kept apart: raw mode is a statement's own setting. */
+  readonly #raw = new Map<string, SQLite.Statement<unknown[], unknown[]>>();
 
   constructor(private readonly sqlite: SQLite.Database) {}
 
+  /** A query's rows as arrays. */
+  arrays(text: string, params: ReadonlyArray<unknown>): unknown[][] {
+    let stmt = this.#raw.get(text);
+    if (!stmt) {
+      stmt = this.sqlite.prepare<unknown[], unknown[]>(text).raw(true);
+      if (this.#raw.size >= STATEMENT_CACHE_SIZE) this.#raw.delete(this.#raw.keys().next().value!);
+      this.#raw.set(text, stmt);
+    }
+    return stmt.all(bindable(params));
+  }
+
   close(): void {
     this.#statements.clear();
+    this.#raw.clear();
     this.sqlite.close();
   }
 

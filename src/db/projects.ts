@@ -5,9 +5,9 @@ import { invoicesRepo } from './invoices.js';
 import { paymentsRepo } from './payments.js';
 import { proofsRepo } from './proofs.js';
 import { projectItemsRepo } from './project-items.js';
+import { CSV_ROW, type CsvSelection, type ListQuery, type ListRows, type ListTables, csvRowsOf } from './projects-csv.js';
 import { reusable } from './reusable.js';
 import { type Page, type ProjectRowWithNames, decodeCursor, decodeDueCursor, decodePriorityCursor, encodeCursor, encodeDueCursor, encodePriorityCursor, olderThan, toProject, toProjectWithNames } from './rows.js';
-import type { Tables } from './schema.js';
 import { type Scope, visibleTo } from './visibility.js';
 
 /** A project with the names it shows (its POC's, its approver's, its customer's, its PI's submitter's). */
@@ -98,7 +98,7 @@ const SEARCHED = ['projects.name', 'projects.reference', 'poc.name', 'customer.n
 
 /** The list's filters but for who may see (visibleTo) and its order and cursor, as one condition. */
 function listFilters(f: ProjectFilter, dialect: Database['dialect'], narrow: boolean) {
-  return (eb: ExpressionBuilder<Tables & { poc: Tables['users']; customer: Tables['customers'] }, 'projects' | 'poc' | 'customer'>): Expression<SqlBool> => {
+  return (eb: ExpressionBuilder<ListTables, 'projects' | 'poc' | 'customer'>): Expression<SqlBool> => {
     const terms: Expression<SqlBool>[] = [];
     if (f.pocId !== undefined) terms.push(eb('projects.poc_id', '=', f.pocId));
     if (f.customerId !== undefined) terms.push(eb('projects.customer_id', '=', f.customerId));
@@ -172,7 +172,7 @@ function searchCandidates(dialect: Database['dialect'], q: string, pattern: stri
 }
 
 /** Projects, with the names of their POC and approval decider where answers show them. */
-export function projectsRepo(db: DB, dialect: Database['dialect']) {
+export function projectsRepo(db: DB, dialect: Database['dialect'], arrays?: Database['arrays']) {
   /**
    * Projects with the names of their POC, of their approval's decider and of their customer: LEFT
    * JOINs on primary keys, so the rows and their order are the projects' own (and their indexes
@@ -216,40 +216,44 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
    * a POC): the second only when the first leaves the page short. One ORDER BY with the nulls last
    * would sort every visible project on each page.
    */
-  const listByDue = async (scope: Scope, f: ProjectFilter): Promise<Page<ProjectWithNames>> => {
+  const listByDue = async <O, R>(rowsOf: ListRows<O, R>, scope: Scope, f: ProjectFilter): Promise<{ rows: R[]; nextCursor: string | null }> => {
     const cursor = decodeDueCursor(f.cursor);
     const narrow = await isNarrow(f.q);
     const wanted = f.limit + 1;
-    const rows: ProjectRowWithNames[] = [];
+    const rows: R[] = [];
     if (cursor?.dueDate !== null) {
       rows.push(
-        ...(await withNames()
-          .where(visibleTo(scope))
-          .where(listFilters(f, dialect, narrow))
-          .where('projects.due_date', 'is not', null)
-          .$if(cursor !== undefined, (q) => q.where((eb) => eb(eb.refTuple('projects.due_date', 'projects.id'), '>', eb.tuple(cursor!.dueDate!, cursor!.id))))
-          .orderBy('projects.due_date')
-          .orderBy('projects.id')
-          .limit(wanted)
-          .execute()),
+        ...(await rowsOf.read(
+          rowsOf
+            .base()
+            .where(visibleTo(scope))
+            .where(listFilters(f, dialect, narrow))
+            .where('projects.due_date', 'is not', null)
+            .$if(cursor !== undefined, (q) => q.where((eb) => eb(eb.refTuple('projects.due_date', 'projects.id'), '>', eb.tuple(cursor!.dueDate!, cursor!.id))))
+            .orderBy('projects.due_date')
+            .orderBy('projects.id')
+            .limit(wanted),
+        )),
       );
     }
     // The due filters choose dated projects only.
     if (rows.length < wanted && !f.dueRange) {
       rows.push(
-        ...(await withNames()
-          .where(visibleTo(scope))
-          .where(listFilters(f, dialect, narrow))
-          .where('projects.due_date', 'is', null)
-          .$if(cursor?.dueDate === null, (q) => q.where('projects.id', '>', cursor!.id))
-          .orderBy('projects.id')
-          .limit(wanted - rows.length)
-          .execute()),
+        ...(await rowsOf.read(
+          rowsOf
+            .base()
+            .where(visibleTo(scope))
+            .where(listFilters(f, dialect, narrow))
+            .where('projects.due_date', 'is', null)
+            .$if(cursor?.dueDate === null, (q) => q.where('projects.id', '>', cursor!.id))
+            .orderBy('projects.id')
+            .limit(wanted - rows.length),
+        )),
       );
     }
     const shown = rows.slice(0, f.limit);
-    const last = shown[shown.length - 1];
-    return { items: await withItems(shown), nextCursor: rows.length > f.limit && last ? encodeDueCursor({ dueDate: last.due_date, id: last.id }) : null };
+    const last = shown.length ? rowsOf.key(shown[shown.length - 1]!) : undefined;
+    return { rows: shown, nextCursor: rows.length > f.limit && last ? encodeDueCursor({ dueDate: last.due_date, id: last.id }) : null };
   };
 
   /**
@@ -258,11 +262,12 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
    * (held, rush, due_date, created_at desc, id desc) (migration 025), read only while the page is
    * short. The cursor names the segment and the last row's place in it.
    */
-  const listByPriority = async (scope: Scope, f: ProjectFilter): Promise<Page<ProjectWithNames>> => {
+  const listByPriority = async <O, R>(rowsOf: ListRows<O, R>, scope: Scope, f: ProjectFilter): Promise<{ rows: R[]; nextCursor: string | null }> => {
     const cursor = decodePriorityCursor(f.cursor);
     const narrow = await isNarrow(f.q);
     const wanted = f.limit + 1;
-    const rows: (ProjectRowWithNames & { segment: number })[] = [];
+    const rows: R[] = [];
+    const segments: number[] = [];
     for (const [segment, { held, rush, dated }] of PRIORITY_SEGMENTS.entries()) {
       if (rows.length >= wanted) break;
       if (cursor && segment < cursor.segment) continue;
@@ -271,34 +276,73 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
       // The due filters choose dated projects only.
       if (!dated && (f.dueRange || f.dueFrom !== undefined || f.dueTo !== undefined)) continue;
       const after = cursor && segment === cursor.segment ? cursor : undefined;
-      const found = await withNames()
-        .where(visibleTo(scope))
-        .where(listFilters(f, dialect, narrow))
-        .where('projects.held', '=', held)
-        .where('projects.rush', '=', rush)
-        .where('projects.due_date', dated ? 'is not' : 'is', null)
-        .$if(after !== undefined && dated, (q) =>
-          q.where((eb) =>
-            eb.and([
-              eb('projects.due_date', '>=', after!.dueDate!),
-              eb.or([eb('projects.due_date', '>', after!.dueDate!), olderThan('projects', after!)]),
-            ]),
-          ),
-        )
-        .$if(after !== undefined && !dated, (q) => q.where(olderThan('projects', after!)))
-        .$if(dated, (q) => q.orderBy('projects.due_date'))
-        .orderBy('projects.created_at', 'desc')
-        .orderBy('projects.id', 'desc')
-        .limit(wanted - rows.length)
-        .execute();
-      rows.push(...found.map((r) => ({ ...r, segment })));
+      const found = await rowsOf.read(
+        rowsOf
+          .base()
+          .where(visibleTo(scope))
+          .where(listFilters(f, dialect, narrow))
+          .where('projects.held', '=', held)
+          .where('projects.rush', '=', rush)
+          .where('projects.due_date', dated ? 'is not' : 'is', null)
+          .$if(after !== undefined && dated, (q) =>
+            q.where((eb) =>
+              eb.and([
+                eb('projects.due_date', '>=', after!.dueDate!),
+                eb.or([eb('projects.due_date', '>', after!.dueDate!), olderThan('projects', after!)]),
+              ]),
+            ),
+          )
+          .$if(after !== undefined && !dated, (q) => q.where(olderThan('projects', after!)))
+          .$if(dated, (q) => q.orderBy('projects.due_date'))
+          .orderBy('projects.created_at', 'desc')
+          .orderBy('projects.id', 'desc')
+          .limit(wanted - rows.length),
+      );
+      rows.push(...found);
+      for (const _ of found) segments.push(segment);
     }
     const shown = rows.slice(0, f.limit);
-    const last = shown[shown.length - 1];
+    const last = shown.length ? rowsOf.key(shown[shown.length - 1]!) : undefined;
     return {
-      items: await withItems(shown),
-      nextCursor: rows.length > f.limit && last ? encodePriorityCursor({ segment: last.segment, dueDate: last.due_date, createdAt: last.created_at, id: last.id }) : null,
+      rows: shown,
+      nextCursor:
+        rows.length > f.limit && last ? encodePriorityCursor({ segment: segments[shown.length - 1]!, dueDate: last.due_date, createdAt: last.created_at, id: last.id }) : null,
     };
+  };
+
+  /** Walks a list's order (the filters, who may see, the sort and the cursor): the rows of one page and the next page's cursor. */
+  const listRows = async <O, R>(rowsOf: ListRows<O, R>, scope: Scope, f: ProjectFilter): Promise<{ rows: R[]; nextCursor: string | null }> => {
+    if (f.sort === 'due') return listByDue(rowsOf, scope, f);
+    if (f.sort === 'priority') return listByPriority(rowsOf, scope, f);
+    const cursor = decodeCursor(f.cursor);
+    const narrow = await isNarrow(f.q);
+    const rows = await rowsOf.read(
+      rowsOf
+        .base()
+        .where(visibleTo(scope))
+        .where(listFilters(f, dialect, narrow))
+        .$if(cursor !== undefined, (q) => q.where(olderThan('projects', cursor!)))
+        .orderBy('projects.created_at', 'desc')
+        .orderBy('projects.id', 'desc')
+        .limit(f.limit + 1),
+    );
+    const shown = rows.slice(0, f.limit);
+    const last = shown.length ? rowsOf.key(shown[shown.length - 1]!) : undefined;
+    return { rows: shown, nextCursor: rows.length > f.limit && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null };
+  };
+
+  /** The list's rows as answers show them (withNames, then withItems). */
+  const fullRows: ListRows<ProjectRowWithNames, ProjectRowWithNames> = {
+    base: () => withNames() as unknown as ListQuery<ProjectRowWithNames>,
+    read: (q) => q.execute(),
+    key: (r) => r,
+  };
+
+  /** The CSV's rows: only its columns, the payments summed in the same statement, as arrays (CSV_ROW). */
+  const csvRows: ListRows<CsvSelection, unknown[]> = {
+    base: () => csvRowsOf(db),
+    read: (q) => (arrays ? arrays(q.compile()) : q.execute().then((rows) => rows.map((r) => Object.values(r)))),
+    key: (r) => ({ id: r[CSV_ROW.id] as string, created_at: r[CSV_ROW.createdAt] as string, due_date: r[CSV_ROW.dueDate] as string | null }),
   };
 
   return {
@@ -378,21 +422,15 @@ export function projectsRepo(db: DB, dialect: Database['dialect']) {
     },
     /** The projects the scope may see, filtered, newest first or by due date (`sort`), one page after the cursor. */
     async list(scope: Scope, f: ProjectFilter): Promise<Page<ProjectWithNames>> {
-      if (f.sort === 'due') return listByDue(scope, f);
-      if (f.sort === 'priority') return listByPriority(scope, f);
-      const cursor = decodeCursor(f.cursor);
-      const narrow = await isNarrow(f.q);
-      const rows = await withNames()
-        .where(visibleTo(scope))
-        .where(listFilters(f, dialect, narrow))
-        .$if(cursor !== undefined, (q) => q.where(olderThan('projects', cursor!)))
-        .orderBy('projects.created_at', 'desc')
-        .orderBy('projects.id', 'desc')
-        .limit(f.limit + 1)
-        .execute();
-      const shown = await withItems(rows.slice(0, f.limit));
-      const last = shown[shown.length - 1];
-      return { items: shown, nextCursor: rows.length > f.limit && last ? encodeCursor(last) : null };
+      const { rows, nextCursor } = await listRows(fullRows, scope, f);
+      return { items: await withItems(rows), nextCursor };
+    },
+    /**
+     * One page of GET /api/projects.csv, in the list's order and with its filters: one statement a
+     * page, each row an array of the CSV's fields as stored (CSV_ROW), nothing else read.
+     */
+    csvPage(scope: Scope, f: ProjectFilter): Promise<{ rows: unknown[][]; nextCursor: string | null }> {
+      return listRows(csvRows, scope, f);
     },
     /**
      * The board (issue 36): every open project the scope may see (REQUESTED to DISPATCHED) and those

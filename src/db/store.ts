@@ -80,7 +80,7 @@ export function createStore(database: Database): Store {
       database.db.transaction().execute(async (trx) => {
         // One lock for the whole batch instead of one statement per entry: the batch is the event log's writer until it commits.
         if (batch.activity && database.dialect === 'postgres') await lockEventLog(trx);
-        return fn(storeOf({ ...database, db: trx }, writer, { activityLocked: batch.activity }));
+        return fn(storeOf({ ...database, db: trx, arrays: undefined }, writer, { activityLocked: batch.activity }));
       }),
     savepoint: (store, fn) => store.savepoint(fn),
     breaksTransaction: (err) => err instanceof SavepointBroken,
@@ -109,7 +109,7 @@ interface Writer {
 function storeOf(database: Database, writer: Writer, batch?: BatchOptions): Store {
   let depth = 0;
   const own: Pick<Store, 'transaction' | 'savepoint' | 'ping' | 'groupCommit' | 'groupCommits'> = {
-    transaction: (fn) => database.db.transaction().execute((trx) => fn(storeOf({ ...database, db: trx }, writer))),
+    transaction: (fn) => database.db.transaction().execute((trx) => fn(storeOf({ ...database, db: trx, arrays: undefined }, writer))),
     savepoint: async (fn) => {
       if (!database.db.isTransaction) throw new Error('a savepoint needs a transaction');
       const statements = SAVEPOINTS[depth] ?? savepointStatements(depth + 1);
@@ -145,11 +145,11 @@ function storeOf(database: Database, writer: Writer, batch?: BatchOptions): Stor
 }
 
 /** Each transaction gets a store of its own, and uses two or three of its repositories: they are made on first use. */
-function repositories({ db, dialect }: Database, batch?: BatchOptions) {
+function repositories({ db, dialect, arrays }: Database, batch?: BatchOptions) {
   return lazily({
     users: () => usersRepo(db, dialect),
     sessions: () => sessionsRepo(db, dialect),
-    projects: () => projectsRepo(db, dialect),
+    projects: () => projectsRepo(db, dialect, arrays),
     customers: () => customersRepo(db),
     projectItems: () => projectItemsRepo(db, dialect),
     payments: () => paymentsRepo(db, dialect),

@@ -26,9 +26,14 @@ export function isCurrencyCode(value: unknown): value is string {
   return known.has(value);
 }
 
+/** Digits by currency, read from Intl once each: a NumberFormat per call made the CSV export allocate native memory on every line. */
+const digitsOf = new Map<string, number>();
+
 /** How many minor-unit digits the currency has: INR 2, JPY 0, KWD 3 (Intl's data, which follows ISO 4217). */
 export function minorDigits(currency: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  let digits = digitsOf.get(currency);
+  if (digits === undefined) digitsOf.set(currency, (digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2));
+  return digits;
 }
 
 /** Why this is not an amount (a whole number of minor units, more than 0, at most MAX_AMOUNT), or null. */

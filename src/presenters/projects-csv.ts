@@ -1,6 +1,7 @@
-import type { CsvValue } from '../domain/csv.js';
+import { type CsvValue, csvField } from '../domain/csv.js';
+import { CSV_ROW as C } from '../db/projects-csv.js';
 import { isOverdue } from '../domain/due.js';
-import type { ProjectWithNames } from '../domain/model.js';
+import type { Project, ProjectWithNames } from '../domain/model.js';
 import { formatMinor } from '../domain/money.js';
 import { balanceOf } from '../domain/pi.js';
 import { isoInZone } from '../domain/shop-format.js';
@@ -58,4 +59,60 @@ export function projectCsvValues(p: ProjectWithNames, today: string, defaultCurr
     p.hold?.reason ?? null,
     p.number,
   ];
+}
+
+/**
+ * One line of the export from a row as the database gave it (db/projects-csv.ts, CSV_ROW): what
+ * csvLine(projectCsvValues(…)) writes for the same project, byte for byte, made from the row's
+ * fields directly (an export allocated ~12 KB a line through the project objects).
+ */
+export function projectCsvLine(r: readonly unknown[], today: string, defaultCurrency: string, timeZone: string): string {
+  // A PI is there once submitted: its number, amount and submitter are set together (as db/rows.ts reads it).
+  const hasPi = r[C.piNumber] !== null && r[C.piAmount] !== null && r[C.piCurrency] !== null && r[C.piSubmittedAt] !== null && r[C.piSubmittedById] !== null;
+  const currency = hasPi ? (r[C.piCurrency] as string) : defaultCurrency;
+  const amount = hasPi ? Number(r[C.piAmount]) : 0;
+  const paid = Number(r[C.paid] ?? 0);
+  const status = r[C.status] as Project['status'];
+  const dueDate = r[C.dueDate] as string | null;
+  const held = Boolean(r[C.held]) && r[C.holdReason] !== null && r[C.holdSince] !== null;
+  return (
+    csvField(r[C.id] as string) +
+    ',' +
+    csvField(r[C.name] as string) +
+    ',' +
+    csvField(r[C.customerName] as string | null) +
+    ',' +
+    csvField(r[C.reference] as string | null) +
+    ',' +
+    csvField(status) +
+    ',' +
+    csvField(r[C.piStatus] as string) +
+    ',' +
+    csvField(dueDate) +
+    ',' +
+    csvField(isOverdue({ dueDate, status }, today)) +
+    ',' +
+    csvField(r[C.pocName] as string | null) +
+    ',' +
+    csvField(hasPi ? (r[C.piNumber] as string) : null) +
+    ',' +
+    csvField(hasPi ? formatMinor(amount, currency) : null) +
+    ',' +
+    csvField(currency) +
+    ',' +
+    csvField(formatMinor(paid, currency)) +
+    ',' +
+    csvField(hasPi ? formatMinor(amount - paid, currency) : null) +
+    ',' +
+    csvField(isoInZone(r[C.createdAt] as string, timeZone)) +
+    ',' +
+    csvField(Boolean(r[C.rush])) +
+    ',' +
+    csvField(held) +
+    ',' +
+    csvField(held ? (r[C.holdReason] as string) : null) +
+    ',' +
+    csvField(r[C.number] as number) +
+    '\r\n'
+  );
 }
