@@ -104,7 +104,7 @@ export function webhooksDelivered(events: EventRow[], endpoints: Endpoint[]): bo
 }
 
 /** Every change's event delivered at least once to each endpoint, first deliveries in commit order, duplicates only for deliveries cut by a kill. */
-export async function checkWebhooks(db: SoakDb, endpoints: Endpoint[], kills: number, report: Report): Promise<void> {
+export async function checkWebhooks(db: SoakDb, endpoints: Endpoint[], kills: number, report: Report, startedAt: number): Promise<void> {
   const events = await webhookEvents(db);
   const positionOf = new Map(events.map((e, i) => [e.id, i]));
   const eventful = Object.entries(WEBHOOK_EVENT_OF)
@@ -123,6 +123,8 @@ export async function checkWebhooks(db: SoakDb, endpoints: Endpoint[], kills: nu
     let unknown = 0;
     let outOfOrder = 0;
     let last = -1;
+    const firstAt = new Map<string, number>();
+    const again: string[] = [];
     for (const r of endpoint.receiver.received) {
       const id = String(r.headers['webhook-id']);
       const position = positionOf.get(id);
@@ -132,9 +134,12 @@ export async function checkWebhooks(db: SoakDb, endpoints: Endpoint[], kills: nu
       }
       if (seen.has(id)) {
         duplicates++;
+        // When each copy came, beside the kills' seconds: a duplicate far from any kill is not one a kill cut.
+        again.push(`#${position} at ${((firstAt.get(id)! - startedAt) / 1000).toFixed(1)} s and ${((r.at - startedAt) / 1000).toFixed(1)} s`);
         continue;
       }
       seen.add(id);
+      firstAt.set(id, r.at);
       if (position < last) outOfOrder++;
       last = position;
     }
@@ -142,6 +147,7 @@ export async function checkWebhooks(db: SoakDb, endpoints: Endpoint[], kills: nu
     report.lines.push(
       `webhook endpoint ${n + 1}: ${endpoint.receiver.received.length} deliveries, ${seen.size} of ${events.length} events delivered, ${missing} missing, ${outOfOrder} out of commit order, ${duplicates} duplicate(s) (allowed: ${kills}, one per kill), ${unknown} unknown`,
     );
+    if (again.length) report.lines.push(`webhook endpoint ${n + 1}: sent again: ${again.slice(0, 20).join('; ')}`);
     if (missing) report.failures.push(`webhook endpoint ${n + 1}: ${missing} event(s) never delivered`);
     if (outOfOrder) report.failures.push(`webhook endpoint ${n + 1}: ${outOfOrder} first deliveries out of commit order`);
     if (duplicates > kills) report.failures.push(`webhook endpoint ${n + 1}: ${duplicates} duplicate deliveries for ${kills} kills`);

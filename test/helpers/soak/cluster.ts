@@ -39,6 +39,11 @@ export class Cluster {
     this.#started = Date.now(); // kills are timed from here, as the load is
   }
 
+  /** When the instances were started (Date.now()): the kills' seconds count from it. */
+  get startedAt(): number {
+    return this.#started;
+  }
+
   /** An instance that is up, at random; undefined while none is. */
   pick(): Instance | undefined {
     const up = this.instances.filter((i) => i.up);

@@ -183,7 +183,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     }
     await checkUploads(db, s3, load.uploads, report);
     await checkOrphans(db, s3, fsck.report, report);
-    await checkWebhooks(db, endpoints, cluster.kills.length, report);
+    await checkWebhooks(db, endpoints, cluster.kills.length, report, cluster.startedAt);
     await checkSse(db, clients, report);
     await checkMail(db, smtp, report);
     if (!load.uploads.length) report.failures.push('no upload was answered 201: the soak loaded nothing');
