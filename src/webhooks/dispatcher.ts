@@ -23,13 +23,6 @@ const BUSY_LOOP_SHARE = 0.03;
 const FAN_OUT_BATCH = 200;
 
 /**
- * While deliveries are in flight, events are fanned out at most this often (ms): under a steady load a
- * pass makes the deliveries of the many events written since, not of one or two (on PostgreSQL each
- * pass is a transaction of seven statements), and the runs claimed behind it are longer.
- */
-const FAN_OUT_EVERY_MS = 200;
-
-/**
  * Deliveries of one endpoint one claim holds (its first pending one and those following it): sent
  * one after another, their successes recorded together, so a burst costs two statements per run
  * instead of two per delivery. Should the instance die mid-run, its sent but unrecorded ones are sent
@@ -57,7 +50,6 @@ export class WebhookDispatcher {
   readonly #bodies: EventBodies;
   readonly #share = new LoopShare(BUSY_LOOP_SHARE);
   readonly #leases: LeaseHeartbeat;
-  #fannedOutAt = -Infinity;
 
   constructor(
     private readonly store: Store,
@@ -75,13 +67,12 @@ export class WebhookDispatcher {
 
   async round(signal?: AbortSignal): Promise<void> {
     const inFlight = new Set<Promise<void>>();
-    let fanOutWaits = false;
     try {
       for (;;) {
         if (!signal?.aborted && inFlight.size < this.config.webhooks.concurrency) await this.#share.turn(signal);
         if (!signal?.aborted && inFlight.size < this.config.webhooks.concurrency) {
           const started = performance.now();
-          fanOutWaits = !(await this.#fanOut(inFlight.size > 0));
+          await this.#fanOut();
           const claimId = newId();
           const now = nowDate().toISOString();
           const leaseUntil = this.#leases.leaseUntil();
@@ -120,9 +111,9 @@ export class WebhookDispatcher {
           this.#share.behind(0); // caught up
           return;
         }
-        // Until a run ends (its endpoint's next may be due) or the poll interval passes (another endpoint's may be), or the fan-out put off is due.
+        // Until a run ends (its endpoint's next may be due) or the poll interval passes (another endpoint's may be).
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, fanOutWaits ? Math.min(FAN_OUT_EVERY_MS, this.config.webhooks.pollMs) : this.config.webhooks.pollMs);
+          const timer = setTimeout(resolve, this.config.webhooks.pollMs);
           this.#wake = () => {
             clearTimeout(timer);
             resolve();
@@ -143,17 +134,10 @@ export class WebhookDispatcher {
     if (this.config.database.dialect === 'sqlite') this.#share.spent(performance.now() - started);
   }
 
-  /**
-   * Makes the deliveries of the events written since (db/webhook-deliveries.ts, fanOut), a batch at a
-   * time; false when put off (`deliveriesInFlight`, and the last pass less than FAN_OUT_EVERY_MS ago).
-   * With nothing in flight it always runs: a round ends only once nothing is left to fan out.
-   */
-  async #fanOut(deliveriesInFlight: boolean): Promise<boolean> {
-    if (deliveriesInFlight && performance.now() - this.#fannedOutAt < FAN_OUT_EVERY_MS) return false;
-    this.#fannedOutAt = performance.now();
+  /** Makes the deliveries of the events written since (db/webhook-deliveries.ts, fanOut), a batch at a time. */
+  async #fanOut(): Promise<void> {
     // Most turns find nothing to fan out: no transaction (nor, on PostgreSQL, the instances' shared lock) for them.
     if (await this.store.webhookDeliveries.anyToFanOut()) await this.store.transaction((store) => store.webhookDeliveries.fanOut(FAN_OUT_BATCH, newId));
-    return true;
   }
 
   /**
