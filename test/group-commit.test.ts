@@ -164,3 +164,44 @@ test('PostgreSQL: a change holding its project row and then waiting for the even
   const [answer] = await Promise.all([upload, change]);
   assert.equal(answer.status, 201, answer.text);
 });
+
+test("a batch's units share their read of a project for its event until one forgets it: a unit's own rows are seen after it, and not once undone", async () => {
+  const { user } = await svc.signIn('ADMIN');
+  const project = await svc.createProject(user.id, { status: 'APPROVED', piStatus: 'VERIFIED' });
+  const payment = (amount: number) => ({ id: newId(), projectId: project.id, amount, currency: 'INR', receivedOn: '2026-11-28', method: null, reference: null, recordedById: user.id, createdAt: nowIso() });
+  const paid = async (s: Store) => (await s.projects.forEvent(project.id))!.payments.map((p) => p.amount);
+  /** A unit that writes a payment of its own, as an upload with rows of its own does (uploads/record.ts). */
+  const ownRows = (amount: number, fail: boolean) => async (s: Store) => {
+    s.forgetProjectReads();
+    try {
+      await s.payments.insert(payment(amount));
+      const seen = await paid(s);
+      if (fail) throw new Error('undone');
+      return seen;
+    } finally {
+      s.forgetProjectReads();
+    }
+  };
+  const [first] = keys(1);
+  const answers = [
+    store.groupCommit(reserve(first!)), // PostgreSQL: begins alone; the others queue into the next batch
+    store.groupCommit(paid),
+    store.groupCommit(async (s) => {
+      await s.payments.insert(payment(5)); // written without forgetting: the shared read does not see it
+      return paid(s);
+    }),
+    store.groupCommit(ownRows(7, false)),
+    store.groupCommit(paid),
+    store.groupCommit(ownRows(11, true)).catch((err: Error) => err.message),
+    store.groupCommit(paid),
+  ];
+  const [, before, stale, own, after, undone, afterUndone] = await Promise.all(answers);
+  // PostgreSQL: the first alone, the six behind it together; SQLite: all seven were handed over in this turn.
+  assert.equal(store.groupCommits.largestBatch, sqlite() ? 7 : 6, 'the project units shared one batch');
+  assert.deepEqual(before, []);
+  assert.deepEqual(stale, [], 'read once for the batch');
+  assert.deepEqual((own as number[]).sort(), [5, 7]);
+  assert.deepEqual((after as number[]).sort(), [5, 7]);
+  assert.equal(undone, 'undone');
+  assert.deepEqual((afterUndone as number[]).sort(), [5, 7], 'the undone payment is not carried');
+});

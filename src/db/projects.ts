@@ -1,5 +1,5 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
-import type { Approval, ApprovalStatus, Hold, JobDetails, Pi, PiStatus, Project, ProjectStatus, ProjectWithNames } from '../domain/model.js';
+import type { Approval, ApprovalStatus, Hold, JobDetails, Payment, Pi, PiStatus, Project, ProjectStatus, ProjectWithNames } from '../domain/model.js';
 import type { Database, DB } from './index.js';
 import { invoicesRepo } from './invoices.js';
 import { paymentsRepo } from './payments.js';
@@ -401,6 +401,14 @@ export function projectsRepo(db: DB, dialect: Database['dialect'], arrays?: Data
       return row && toProject(row);
     },
     findWithNames,
+    /**
+     * What a project's webhook event carries of it (webhooks/outbox.ts): the project with its names and
+     * its payments; undefined when it is gone. A group commit's batch reads it once per project (store.ts).
+     */
+    async forEvent(id: string): Promise<{ project: ProjectWithNames; payments: Payment[] } | undefined> {
+      const project = await findWithNames(id);
+      return project && { project, payments: await payments.listForProject(id) };
+    },
     /**
      * The due-date digest's projects on `day` (domain/due-digest.ts): open ones the scope may see
      * whose due date is that day or earlier, of one POC when `pocId` is given, earliest first, at

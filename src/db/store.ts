@@ -47,6 +47,8 @@ export interface Store extends ReturnType<typeof repositories> {
   groupCommit<T>(unit: (store: Store) => Promise<T>, options?: UnitOptions): Promise<T>;
   /** The group commit's counts since start (the instance's; the same object in every store). */
   readonly groupCommits: GroupCommitCounts;
+  /** A batch's store: its shared reads of projects for their events (projects.forEvent) are made again from now on. Elsewhere nothing. */
+  forgetProjectReads(): void;
 }
 
 /** What the store of a group commit's batch knows (db/group-commit.ts). */
@@ -108,7 +110,8 @@ interface Writer {
 
 function storeOf(database: Database, writer: Writer, batch?: BatchOptions): Store {
   let depth = 0;
-  const own: Pick<Store, 'transaction' | 'savepoint' | 'ping' | 'groupCommit' | 'groupCommits'> = {
+  const projectReads = batch ? new Map<string, Promise<unknown>>() : undefined;
+  const own: Pick<Store, 'transaction' | 'savepoint' | 'ping' | 'groupCommit' | 'groupCommits' | 'forgetProjectReads'> = {
     transaction: (fn) => database.db.transaction().execute((trx) => fn(storeOf({ ...database, db: trx, arrays: undefined }, writer))),
     savepoint: async (fn) => {
       if (!database.db.isTransaction) throw new Error('a savepoint needs a transaction');
@@ -139,17 +142,19 @@ function storeOf(database: Database, writer: Writer, batch?: BatchOptions): Stor
     },
     groupCommit: (unit, options) => (database.db.isTransaction ? store.savepoint(() => unit(store)) : writer.run(unit, options)),
     groupCommits: writer.counts,
+    forgetProjectReads: () => projectReads?.clear(),
   };
-  const store: Store = Object.assign(repositories(database, batch), own);
+  const store: Store = Object.assign(repositories(database, batch, projectReads), own);
   return store;
 }
 
 /** Each transaction gets a store of its own, and uses two or three of its repositories: they are made on first use. */
-function repositories({ db, dialect, arrays }: Database, batch?: BatchOptions) {
+function repositories({ db, dialect, arrays }: Database, batch?: BatchOptions, projectReads?: Map<string, Promise<unknown>>) {
   return lazily({
     users: () => usersRepo(db, dialect),
     sessions: () => sessionsRepo(db, dialect),
-    projects: () => projectsRepo(db, dialect, arrays),
+    // A batch's units are uploads, which write none of what an event carries of the project (a unit that writes rows of its own forgets these, uploads/record.ts).
+    projects: () => (projectReads ? readOnce(projectsRepo(db, dialect, arrays), 'forEvent', projectReads) : projectsRepo(db, dialect, arrays)),
     customers: () => customersRepo(db),
     projectItems: () => projectItemsRepo(db, dialect),
     payments: () => paymentsRepo(db, dialect),
@@ -192,9 +197,8 @@ function lazily<T extends Record<string, () => object>>(makers: T): { [K in keyo
  * The repository with `method` answered once per set of arguments (a batch's store lives as long
  * as its transaction). A failed read is not kept: the next unit reads again.
  */
-function readOnce<R extends object, K extends keyof R>(repo: R, method: K): R {
+function readOnce<R extends object, K extends keyof R>(repo: R, method: K, answers = new Map<string, Promise<unknown>>()): R {
   const read = repo[method] as (...args: unknown[]) => Promise<unknown>;
-  const answers = new Map<string, Promise<unknown>>();
   const once = (...args: unknown[]) => {
     const key = JSON.stringify(args);
     let answer = answers.get(key);

@@ -50,7 +50,7 @@ export async function recordDocument(
   const action = uploadedAction(type);
   const change = { actor, project, action, details, at: now };
   try {
-    await deps.store.groupCommit(async (store) => {
+    const unit = async (store: Store) => {
       reached = 'within'; // a unit may run twice (alone, after its batch failed to commit)
       // A document the service makes itself (the tax invoice) writes its own rows first, in the same commit: their failure records nothing.
       await options.within?.(store, record);
@@ -70,7 +70,13 @@ export async function recordDocument(
         if (err instanceof SavepointBroken) throw err;
         deps.log.error({ err, projectId: project.id }, "the upload's emails could not be queued");
       });
-    }, { activity: true, noSavepoint: !options.within }); // no savepoint in its batch: should it fail, the others run again alone (db/group-commit.ts)
+    };
+    // Rows of its own may change what the event carries of the project: the batch's shared read of it (db/store.ts) is made again in it, and after it (they may be undone).
+    const ownRows = (store: Store) => {
+      store.forgetProjectReads();
+      return unit(store).finally(() => store.forgetProjectReads());
+    };
+    await deps.store.groupCommit(options.within ? ownRows : unit, { activity: true, noSavepoint: !options.within }); // no savepoint in its batch: should it fail, the others run again alone (db/group-commit.ts)
   } catch (err) {
     // Step 9 succeeded and a later one failed: the rollback took the record with it, and it must stay.
     if (reached === 'recorded') await deps.store.groupCommit((store) => store.files.insert(record));

@@ -52,14 +52,15 @@ export async function queueWebhookEvent(
   if (type === null) return;
   const endpoints = (await store.webhooks.listening()).filter((w) => subscribesTo(w.events, type));
   if (!endpoints.length) return;
-  const project = await store.projects.findWithNames(change.projectId);
-  if (!project) return;
+  // Under the event log's lock (the caller's), so it is never older than an earlier event's; a batch's units share it (db/store.ts).
+  const read = await store.projects.forEvent(change.projectId);
+  if (!read) return;
   const payload: ProjectEventPayload = {
     action: change.action,
     actorId: change.actorId,
     details: change.details,
-    project,
-    payments: await store.payments.listForProject(change.projectId),
+    project: read.project,
+    payments: read.payments,
     ...(change.concerned?.fileId ? { fileId: change.concerned.fileId } : {}),
     ...(change.concerned?.data ? { data: change.concerned.data } : {}),
   };
