@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
 /**
  * The pieces of the outside fuzz test (test/outside-fuzz.test.ts) that know nothing of this
@@ -326,6 +327,17 @@ function dechunk(buf: Buffer): { body: Buffer; complete: boolean } {
   }
 }
 
+/** The body as a client that asked for compression reads it (undecodable: left as it came, for the oracle to refuse). */
+function decoded(headers: Record<string, string>, body: Buffer): Buffer {
+  const decode = { gzip: gunzipSync, deflate: inflateSync, br: brotliDecompressSync }[(headers['content-encoding'] ?? '').trim().toLowerCase()];
+  if (!decode || !body.length) return body;
+  try {
+    return decode(body);
+  } catch {
+    return body;
+  }
+}
+
 /**
  * Sends `request` (every byte of it, as given) on a new connection and reads the first final
  * answer. `halfClose`: end our side once the bytes are out, as a client that gives up on its body.
@@ -343,7 +355,7 @@ export function rawHttp(port: number, request: Buffer, opts: { timeoutMs: number
       socket.destroy();
       resolve({ ...answer, ms: Math.round(performance.now() - started) });
     };
-    const fromParsed = (p: Parsed) => ({ status: p.status, headers: p.headers, body: p.body });
+    const fromParsed = (p: Parsed) => ({ status: p.status, headers: p.headers, body: p.complete ? decoded(p.headers, p.body) : p.body });
     const timer = setTimeout(() => {
       const p = parseAnswer(received, opts.head ?? false, false);
       settle({ ...(p ? fromParsed(p) : { headers: {}, body: received }), timedOut: true });
