@@ -221,13 +221,11 @@ export function projectsRepo(db: DB, dialect: Database['dialect'], arrays?: Data
     const narrow = await isNarrow(f.q);
     const wanted = f.limit + 1;
     const rows: R[] = [];
+    const visibleListed = () => rowsOf.base().where(visibleTo(scope)).where(listFilters(f, dialect, narrow));
     if (cursor?.dueDate !== null) {
       rows.push(
         ...(await rowsOf.read(
-          rowsOf
-            .base()
-            .where(visibleTo(scope))
-            .where(listFilters(f, dialect, narrow))
+          visibleListed()
             .where('projects.due_date', 'is not', null)
             .$if(cursor !== undefined, (q) => q.where((eb) => eb(eb.refTuple('projects.due_date', 'projects.id'), '>', eb.tuple(cursor!.dueDate!, cursor!.id))))
             .orderBy('projects.due_date')
@@ -240,10 +238,7 @@ export function projectsRepo(db: DB, dialect: Database['dialect'], arrays?: Data
     if (rows.length < wanted && !f.dueRange) {
       rows.push(
         ...(await rowsOf.read(
-          rowsOf
-            .base()
-            .where(visibleTo(scope))
-            .where(listFilters(f, dialect, narrow))
+          visibleListed()
             .where('projects.due_date', 'is', null)
             .$if(cursor?.dueDate === null, (q) => q.where('projects.id', '>', cursor!.id))
             .orderBy('projects.id')
